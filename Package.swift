@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+// venue-beacon: a Raspberry Pi venue beacon and venue check-in appliance.
+//
+// Layers, bottom up (each a target a newcomer can read on its own):
+//   BLEHost       pure LE host: H4, HCI, ACL, L2CAP, ATT, GATT, advertising data, link manager, btsnoop
+//   BLETransport  ways to reach a controller: HCI user channel (Pi), H4 over a unix socket (btvirt)
+//   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
+//   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
+//   Appliance     settings, delivery, GPIO, systemd, service wiring
+//   venue-beacon  the command line
+import PackageDescription
+
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let toml: Target.Dependency = .product(name: "TOMLKit", package: "TOMLKit")
+
+let package = Package(
+    name: "venue-beacon",
+    products: [
+        .executable(name: "venue-beacon", targets: ["venue-beacon"]),
+        .library(name: "VenueDiary", targets: ["VenueDiary"]),
+        .library(name: "BLEHost", targets: ["BLEHost"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .target(name: "BLEHost"),
+        .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
+        .target(name: "Herald", dependencies: ["BLEHost"]),
+        .target(name: "VenueDiary", dependencies: [grdb]),
+        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", logging, toml]),
+        .executableTarget(name: "venue-beacon", dependencies: ["Appliance", argumentParser, logging]),
+
+        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
+        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
+        // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.
+        .testTarget(name: "IntegrationTests", dependencies: ["BLEHost", "BLETransport", "VenueDiary", grdb]),
+    ],
+    swiftLanguageModes: [.v6]
+)

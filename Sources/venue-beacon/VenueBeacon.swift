@@ -1,0 +1,12 @@
+import Appliance
+import ArgumentParser
+
+@main
+struct VenueBeacon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "venue-beacon",
+        abstract: "A Raspberry Pi venue beacon and venue check-in appliance.",
+        version: ProductVersion.string,
+        subcommands: []
+    )
+}
