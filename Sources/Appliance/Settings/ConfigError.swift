@@ -1,0 +1,37 @@
+/// One problem in the config file: which file, which key, what was written there and what is
+/// allowed. Printed as `FILE: KEY = VALUE: PROBLEM`, so an operator can fix it without a manual.
+public struct ConfigProblem: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// Dotted key (`diary.check_in_seconds`), a section (`[gpio]`), or nil for the whole file.
+    public var key: String?
+    /// The value as written in the file, rendered as TOML; nil when the key is missing.
+    public var value: String?
+    public var problem: String
+
+    public init(file: String, key: String?, value: String?, problem: String) {
+        self.file = file
+        self.key = key
+        self.value = value
+        self.problem = problem
+    }
+
+    public var description: String {
+        switch (key, value) {
+        case let (key?, value?): return "\(file): \(key) = \(value): \(problem)"
+        case let (key?, nil): return "\(file): \(key): \(problem)"
+        default: return "\(file): \(problem)"
+        }
+    }
+}
+
+/// Every problem found in one config file. Validation reports them all at once, so one edit
+/// fixes everything rather than one restart per mistake.
+public struct ConfigError: Error, Sendable, CustomStringConvertible {
+    public var problems: [ConfigProblem]
+
+    public init(_ problems: [ConfigProblem]) { self.problems = problems }
+
+    public var description: String {
+        problems.map(\.description).joined(separator: "\n")
+    }
+}

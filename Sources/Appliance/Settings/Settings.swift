@@ -1,0 +1,110 @@
+import Foundation
+import TOMLKit
+
+/// Everything the config file says, typed and validated once at start.
+///
+/// Loaded from one TOML file (default `/etc/venue-beacon/venue-beacon.toml`, or `--config PATH`,
+/// or `$VENUE_BEACON_CONFIG`). An unknown key, a wrong type or an out-of-range value is a
+/// ``ConfigError`` naming the file, the key, the bad value and what is allowed; nothing is written
+/// before the settings are valid.
+public struct Settings: Sendable, Equatable {
+    public var venue: VenueSettings
+    public var diary: DiarySettings
+    public var export: ExportSettings
+    public var bluetooth: BluetoothSettings
+    public var gpio: GPIOSettings
+    public var logging: LoggingSettings
+
+    public static let defaultPath = "/etc/venue-beacon/venue-beacon.toml"
+    public static let environmentVariable = "VENUE_BEACON_CONFIG"
+
+    /// The sections a config file may have.
+    static let sections = ["venue", "diary", "export", "bluetooth", "gpio", "logging"]
+
+    /// The config path to use: an explicit `--config`, else `$VENUE_BEACON_CONFIG`, else the default.
+    public static func resolvePath(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let fromEnvironment = environment[environmentVariable], !fromEnvironment.isEmpty { return fromEnvironment }
+        return defaultPath
+    }
+
+    /// Reads and validates a config file.
+    public static func load(path: String) throws(ConfigError) -> Settings {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason: String
+            if !FileManager.default.fileExists(atPath: path) {
+                reason = "no such file (write one from config/venue-beacon.toml, or pass --config PATH)"
+            } else if !FileManager.default.isReadableFile(atPath: path) {
+                reason = "cannot be read: permission denied"
+            } else {
+                reason = "cannot be read as UTF-8 text"
+            }
+            throw ConfigError([ConfigProblem(file: path, key: nil, value: nil, problem: reason)])
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Validates config text; `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> Settings {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let at = "line \(error.source.begin.line), column \(error.source.begin.column)"
+            throw ConfigError([ConfigProblem(file: file, key: nil, value: nil, problem: "\(at): not valid TOML: \(error.description)")])
+        } catch {
+            throw ConfigError([ConfigProblem(file: file, key: nil, value: nil, problem: "not valid TOML: \(error)")])
+        }
+
+        let problems = ConfigProblems(file: file)
+        for key in root.keys where !sections.contains(key) {
+            let isTable = root[key]?.table != nil
+            problems.add(
+                key: isTable ? "[\(key)]" : key, value: isTable ? nil : root[key].map(ConfigSection.render),
+                problem: "unknown \(isTable ? "section" : "key"); the file has sections " + sections.map { "[\($0)]" }.joined(separator: ", "))
+        }
+
+        let venue = VenueSettings.read(ConfigSection("venue", in: root, problems: problems))
+        let diary = DiarySettings.read(ConfigSection("diary", in: root, problems: problems))
+        let export = ExportSettings.read(ConfigSection("export", in: root, problems: problems))
+        let bluetooth = BluetoothSettings.read(ConfigSection("bluetooth", in: root, problems: problems))
+        let gpio = GPIOSettings.read(ConfigSection("gpio", in: root, problems: problems))
+        let logging = LoggingSettings.read(ConfigSection("logging", in: root, problems: problems))
+
+        guard problems.list.isEmpty, let venue else {
+            throw ConfigError(problems.list)
+        }
+        return Settings(venue: venue, diary: diary, export: export, bluetooth: bluetooth, gpio: gpio, logging: logging)
+    }
+
+    /// The effective settings, defaults included, as a TOML file that would load to the same values.
+    public var effectiveTOML: String {
+        [venue.toml, diary.toml, export.toml, bluetooth.toml, gpio.toml, logging.toml].joined(separator: "\n")
+    }
+}
+
+/// Renders `[section]` with `key = value` lines; nil values become comments saying they are unset.
+func tomlSection(_ name: String, _ entries: [(String, String?, String)]) -> String {
+    var lines = ["[\(name)]"]
+    for (key, value, unsetNote) in entries {
+        if let value { lines.append("\(key) = \(value)") } else { lines.append("# \(key) is not set: \(unsetNote)") }
+    }
+    return lines.joined(separator: "\n") + "\n"
+}
+
+extension Settings {
+    /// Things worth telling an operator about valid settings.
+    public var notes: [String] {
+        var notes: [String] = []
+        if diary.recordingDays == nil {
+            notes.append("diary.recording_days is \"forever\": visits are never purged")
+        }
+        if diary.recordingDays == 0 { notes.append("diary.recording_days = 0: nothing will be recorded") }
+        if diary.shareDays == 0 { notes.append("diary.share_days = 0: exports will refuse to share anything") }
+        if export.recipients.isEmpty { notes.append("export.email is empty: exports cannot be emailed") }
+        return notes
+    }
+}

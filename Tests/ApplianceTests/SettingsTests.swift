@@ -1,0 +1,216 @@
+import Testing
+@testable import Appliance
+
+@Suite struct SettingsTests {
+    static let minimal = """
+        [venue]
+        country = 826
+        state = 4
+        code = 123123
+        name = "Erin's Stakehouse"
+        """
+
+    func problems(_ text: String) -> [ConfigProblem] {
+        do {
+            _ = try Settings.parse(text, file: "test.toml")
+            Issue.record("expected the config to be refused")
+            return []
+        } catch {
+            return error.problems
+        }
+    }
+
+    @Test func defaultsFromAMinimalFile() throws {
+        let s = try Settings.parse(Self.minimal, file: "test.toml")
+        #expect(s.venue == VenueSettings(country: 826, state: 4, code: 123123, name: "Erin's Stakehouse"))
+        #expect(s.diary.checkInSeconds == 120)
+        #expect(s.diary.checkOutSeconds == 300)
+        #expect(s.diary.recordingDays == nil)  // unset = keep forever (Herald's nil)
+        #expect(s.diary.shareDays == nil)  // unset = share all
+        #expect(s.diary.minRSSI == nil)
+        #expect(s.diary.maxVisitHours == 12)
+        #expect(s.diary.path == "/var/lib/venue-beacon/diary.sqlite")
+        #expect(s.export.email == "")
+        #expect(s.export.sendmail == "/usr/sbin/sendmail")
+        #expect(s.bluetooth.device == "hci0")
+        #expect(s.gpio.enabled == false)
+        #expect(s.logging.level == "info")
+    }
+
+    @Test func shippedExampleIsValidAndMatchesDocumentedDefaults() throws {
+        let path = #filePath.replacingOccurrences(of: "Tests/ApplianceTests/SettingsTests.swift", with: "config/venue-beacon.toml")
+        let s = try Settings.load(path: path)
+        #expect(s.diary.recordingDays == 31)
+        #expect(s.diary.shareDays == 14)
+        #expect(s.venue.payloadSize == 28)  // the worked example: 9 + 2 + 17
+    }
+
+    @Test func keywordsAndNumbers() throws {
+        let s = try Settings.parse(Self.minimal + """
+
+            [diary]
+            recording_days = "forever"
+            share_days = 0
+            min_rssi = -85
+            check_in_seconds = 1
+            """, file: "t")
+        #expect(s.diary.recordingDays == nil)
+        #expect(s.diary.shareDays == 0)
+        #expect(s.diary.minRSSI == -85)
+        #expect(s.diary.checkInSeconds == 1)
+        let all = try Settings.parse(Self.minimal + "\n[diary]\nshare_days = \"all\"\nrecording_days = 0\n", file: "t")
+        #expect(all.diary.shareDays == nil)
+        #expect(all.diary.recordingDays == 0)
+    }
+
+    @Test func unknownKeyNamesSectionAllowedKeysAndSuggestion() {
+        let p = problems(Self.minimal + "\n[diary]\nchek_out_seconds = 3\n")
+        #expect(p.count == 1)
+        #expect(p.first?.key == "diary.chek_out_seconds")
+        #expect(p.first?.value == "3")
+        #expect(p.first?.problem.contains("did you mean check_out_seconds?") == true)
+        #expect(p.first?.problem.contains("max_visit_hours") == true)
+    }
+
+    @Test func unknownSectionAndTopLevelKey() {
+        let p = problems("colour = \"blue\"\n" + Self.minimal + "\n[extras]\nx = 1\n")
+        #expect(p.map(\.key) == ["colour", "[extras]"])
+        #expect(p.first?.description == "test.toml: colour = \"blue\": unknown key; the file has sections [venue], [diary], [export], [bluetooth], [gpio], [logging]")
+    }
+
+    @Test func wrongTypeNamesKeyValueAndAllowed() {
+        let p = problems(Self.minimal + "\n[diary]\ncheck_in_seconds = \"two minutes\"\n")
+        #expect(p.map(\.description) == [
+            "test.toml: diary.check_in_seconds = \"two minutes\": must be a whole number of seconds from 1 to 86400"
+        ])
+        let f = problems(Self.minimal + "\n[diary]\nmin_rssi = 1.5\n")
+        #expect(f.first?.value == "1.5")
+    }
+
+    @Test func outOfRangeValues() {
+        let p = problems("""
+            [venue]
+            country = 65536
+            state = -1
+            code = 4294967296
+            name = "x"
+            [diary]
+            check_out_seconds = 0
+            max_visit_hours = 0
+            recording_days = "never"
+            share_days = -1
+            """)
+        #expect(p.map(\.key) == [
+            "venue.country", "venue.state", "venue.code", "diary.check_out_seconds", "diary.recording_days",
+            "diary.share_days", "diary.max_visit_hours",
+        ])
+        #expect(p.first { $0.key == "diary.recording_days" }?.problem.contains("\"forever\"") == true)
+        #expect(p.first { $0.key == "diary.share_days" }?.problem.contains("\"all\"") == true)
+    }
+
+    @Test func missingRequiredVenueKeys() {
+        let p = problems("[venue]\nname = \"x\"\n")
+        #expect(p.map(\.key) == ["venue.country", "venue.state", "venue.code"])
+        #expect(p.allSatisfy { $0.value == nil && $0.problem.hasPrefix("is required") })
+        let none = problems("")
+        #expect(none.map(\.key) == ["venue.country", "venue.state", "venue.code", "venue.name"])
+    }
+
+    @Test func sectionThatIsNotATable() {
+        let p = problems("diary = 5\n" + Self.minimal)
+        #expect(p.first?.key == "diary")
+        #expect(p.first?.problem.contains("[diary]") == true)
+    }
+
+    @Test func syntaxErrorGivesLineAndColumn() {
+        let p = problems("[venue\ncountry = 1\n")
+        #expect(p.count == 1)
+        #expect(p.first?.key == nil)
+        #expect(p.first?.problem.hasPrefix("line 1, column") == true)
+    }
+
+    @Test func missingFileIsAClearError() {
+        do {
+            _ = try Settings.load(path: "/nonexistent/venue-beacon.toml")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("/nonexistent/venue-beacon.toml: no such file"))
+        }
+    }
+
+    @Test func otherSectionsValidate() {
+        let p = problems(Self.minimal + """
+
+            [bluetooth]
+            device = "bt0"
+            [gpio]
+            enabled = "yes"
+            button = true
+            status_led = "GPIO17"
+            [logging]
+            level = "loud"
+            [export]
+            email = "tracers"
+            sendmail = "sendmail"
+            directory = "media/usb"
+            """)
+        #expect(p.map(\.key) == [
+            "export.email", "export.sendmail", "export.directory", "bluetooth.device", "gpio.enabled", "gpio.button",
+            "logging.level",
+        ])
+    }
+
+    @Test func deviceForms() {
+        for ok in ["hci0", "hci12", "AA:BB:CC:DD:EE:FF", "unix:/tmp/bt-server-le"] {
+            #expect(BluetoothSettings.validateDevice(ok) == nil, "\(ok)")
+        }
+        for bad in ["hci", "hci99", "hci-1", "AA:BB:CC:DD:EE", "unix:relative", "/dev/hci0"] {
+            #expect(BluetoothSettings.validateDevice(bad) != nil, "\(bad)")
+        }
+    }
+
+    @Test func payloadOverflowNamesTheField() {
+        let long = String(repeating: "x", count: 250)
+        let p = problems("""
+            [venue]
+            country = 1
+            state = 1
+            code = 1
+            name = "\(long)"
+            area = "\(long)"
+            location = "short"
+            """)
+        #expect(p.count == 1)
+        #expect(p.first?.problem.contains("510") == true)
+        #expect(p.first?.key == "venue.name" || p.first?.key == "venue.area")
+        let tooLongText = problems(Self.minimal.replacingOccurrences(of: "Erin's Stakehouse", with: String(repeating: "é", count: 128)))
+        #expect(tooLongText.first?.problem.contains("255 bytes") == true)
+    }
+
+    @Test func effectiveSettingsReloadToTheSameValues() throws {
+        let s = try Settings.parse(Self.minimal + """
+
+            [venue]
+            """.replacingOccurrences(of: "[venue]", with: "") + """
+            [diary]
+            min_rssi = -90
+            recording_days = "forever"
+            [gpio]
+            button = 23
+            status_led = "GPIO17"
+            [export]
+            email = "a@example.org, b@example.org"
+            from = "venue@example.org"
+            directory = "/media/usb"
+            """, file: "t")
+        #expect(s.export.recipients == ["a@example.org", "b@example.org"])
+        let again = try Settings.parse(s.effectiveTOML, file: "effective")
+        #expect(again == s)
+    }
+
+    @Test func configPathResolution() {
+        #expect(Settings.resolvePath(explicit: "/a.toml", environment: ["VENUE_BEACON_CONFIG": "/b.toml"]) == "/a.toml")
+        #expect(Settings.resolvePath(explicit: nil, environment: ["VENUE_BEACON_CONFIG": "/b.toml"]) == "/b.toml")
+        #expect(Settings.resolvePath(explicit: nil, environment: [:]) == "/etc/venue-beacon/venue-beacon.toml")
+    }
+}
