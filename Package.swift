@@ -40,8 +40,8 @@ let package = Package(
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
-        // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
+        // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.
         .testTarget(
             name: "IntegrationTests", dependencies: ["BLEHost", "BLETransport", "VenueDiary", grdb],
             // Built or run by the harness itself: the btvirt AF_ALG shim (cc) and the Bumble peers (python3).

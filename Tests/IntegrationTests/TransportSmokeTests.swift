@@ -75,8 +75,8 @@ extension RadioTests {
                 #expect(try await t.command(Self.reset) == [0])
                 _ = try await t.command(Self.readBDAddr)
             }
-            let btmon = try ChildProcess("/usr/bin/btmon", ["-r", capture])
-            #expect(try await btmon.waitForExit() == 0)
+            let btmon = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/btmon"), ["-r", capture], timeout: .seconds(30))
+            #expect(btmon.status == 0)
             let text = btmon.output
             #expect(text.contains("HCI Command: Reset (0x03|0x0003)"), "\(text)")
             #expect(text.contains("HCI Event: Command Complete (0x0e)"), "\(text)")
