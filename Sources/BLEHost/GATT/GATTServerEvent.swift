@@ -1,0 +1,37 @@
+/// A write from a peer to one of the application's characteristics. The same value goes to the
+/// validation hook (before the write is accepted) and, once accepted, out as an event.
+public struct GATTWrite: Hashable, Sendable {
+    /// The link (HCI connection handle) the write came from.
+    public var link: UInt16
+    public var characteristic: GATTCharacteristic
+    /// The whole value (for long writes: assembled from all prepared parts).
+    public var value: [UInt8]
+    /// Write Request or Execute Write (true), or Write Command (false).
+    public var withResponse: Bool
+
+    public init(link: UInt16, characteristic: GATTCharacteristic, value: [UInt8], withResponse: Bool) {
+        self.link = link
+        self.characteristic = characteristic
+        self.value = value
+        self.withResponse = withResponse
+    }
+}
+
+/// A client on `link` changed its CCCD for `characteristic`.
+public struct GATTSubscription: Hashable, Sendable {
+    public var link: UInt16
+    public var characteristic: GATTCharacteristic
+    public var configuration: GATTClientConfiguration
+}
+
+/// What the server tells the application after handling a request or command.
+public enum GATTServerEvent: Hashable, Sendable {
+    case write(GATTWrite)
+    case subscriptionChanged(GATTSubscription)
+}
+
+/// The synchronous hook that sees every write to an application characteristic before it is
+/// accepted: return nil to accept, or the ATT error to answer (the Herald node answers a
+/// malformed signal write with ``ATTErrorCode/invalidAttributeValueLength``). For a Write
+/// Command a rejected write is dropped silently.
+public typealias GATTWriteValidator = (GATTWrite) -> ATTErrorCode?
