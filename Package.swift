@@ -38,6 +38,7 @@ let package = Package(
         .executableTarget(name: "venue-beacon", dependencies: ["Appliance", argumentParser, logging]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
+        .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),

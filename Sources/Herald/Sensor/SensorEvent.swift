@@ -1,0 +1,107 @@
+import BLEHost
+
+/// What the Herald node tells the layers above (presence tracker, diary, Herald-format logs). The
+/// only thing they see of Bluetooth.
+///
+/// Times are seconds on the node's one steady clock (the caller's clock; the node never reads a
+/// clock itself); whoever records an event turns them into wall time.
+public enum SensorEvent: Hashable, Sendable {
+    /// A target was seen for the first time (or again after it was forgotten).
+    case detect(Target, time: Double)
+    /// A target was measured: from its advert, or from an RSSI it wrote to us. `rssi` is nil when
+    /// the controller could not measure it (HCI reports 127). `payload` is the target's payload
+    /// when it is known; measurements without one are attributed later, see `read`.
+    case measure(Target, rssi: Int?, payload: SensorPayload?, time: Double)
+    /// A target's payload became known: read over GATT, written to our signal characteristic, or
+    /// taken from its advert. `earlier` holds the target's measurements taken before, oldest
+    /// first, for the presence tracker to attribute to this payload.
+    case read(Target, payload: SensorPayload, earlier: [Measurement], time: Double)
+    /// A target shared the payloads of phones it saw recently (signal write `0x03`).
+    case share(Target, payloads: [SensorPayload], rssi: Int?, time: Double)
+    /// The controller's state changed.
+    case bluetoothState(BluetoothState, time: Double)
+
+    public var time: Double {
+        switch self {
+        case .detect(_, let time), .measure(_, _, _, let time), .read(_, _, _, let time), .share(_, _, _, let time),
+            .bluetoothState(_, let time):
+            return time
+        }
+    }
+
+    /// One RSSI measurement.
+    public struct Measurement: Hashable, Sendable {
+        public var time: Double
+        public var rssi: Int
+
+        public init(time: Double, rssi: Int) {
+            self.time = time
+            self.rssi = rssi
+        }
+    }
+}
+
+/// A device the node follows. `id` is the node's stable identity for it: the same across the
+/// device's address rotations whenever they can be linked (a Herald Android phone's pseudo device
+/// address); a new id otherwise.
+public struct Target: Hashable, Sendable, CustomStringConvertible {
+    public var id: TargetID
+    /// The address it was last seen at.
+    public var address: BluetoothAddress
+    public var addressType: AddressType
+    public var pseudoAddress: PseudoDeviceAddress?
+
+    public init(id: TargetID, address: BluetoothAddress, addressType: AddressType, pseudoAddress: PseudoDeviceAddress? = nil) {
+        self.id = id
+        self.address = address
+        self.addressType = addressType
+        self.pseudoAddress = pseudoAddress
+    }
+
+    public var description: String { "target \(id.rawValue) (\(address))" }
+}
+
+/// The node's identity for a target; never reused while the node runs.
+public struct TargetID: Hashable, Sendable, Comparable {
+    public var rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// A payload and the protocol it came from.
+public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
+    /// Raw values are the diary's payload kinds.
+    public enum Kind: String, Hashable, Sendable {
+        /// Read over GATT or written to the signal characteristic by a Herald phone.
+        case herald
+        /// A GAEN rolling proximity identifier.
+        case gaen
+        /// An OpenTrace payload.
+        case opentrace
+        /// From a configured advert-based protocol's service data.
+        case advert
+    }
+
+    public var kind: Kind
+    public var bytes: [UInt8]
+
+    public init(kind: Kind, bytes: [UInt8]) {
+        self.kind = kind
+        self.bytes = bytes
+    }
+
+    /// Herald's short id for logs.
+    public var shortName: String { heraldShortName(bytes) }
+
+    public var description: String { "\(kind.rawValue):\(shortName)" }
+}
+
+/// The controller's state as the layers above need it.
+public enum BluetoothState: String, Hashable, Sendable {
+    /// Advertising and scanning.
+    case poweredOn
+    /// The controller is gone or was reset; the node retries.
+    case unavailable
+    /// The node stopped.
+    case poweredOff
+}
