@@ -17,3 +17,13 @@ public enum HeraldUUIDs {
     public static let legacyManufacturerID: UInt16 = 0xFFFA
     public static let appleManufacturerID: UInt16 = 0x004C
 }
+
+/// Other protocols the node can record from adverts (herald.md §1.4, appliance.md §5).
+public enum InteropUUIDs {
+    /// Exposure Notification (GAEN) service; its service data carries RPI + AEM.
+    public static let exposureNotification = BluetoothUUID(UInt16(0xFD6F))
+    /// OpenTrace (BlueTrace) service, advertised by OpenTrace apps.
+    public static let openTraceService = BluetoothUUID("a6ba4286-c550-4794-a888-9467ef0b31a8")!
+    /// OpenTrace's payload characteristic: read, then write our own payload.
+    public static let openTraceCharacteristic = BluetoothUUID("d1034710-b11e-42f2-bca3-f481177d5bb2")!
+}
