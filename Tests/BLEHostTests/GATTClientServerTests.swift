@@ -156,6 +156,11 @@ import Testing
         link.pump()
         #expect(link.clientActions.last == .notification(handle: 17, value: [55]))
         #expect(link.run(.subscribe(valueHandle: 14, endHandle: 14)) == .failure(.descriptorNotFound(GATTUUID.clientCharacteristicConfiguration)))
+        // With the end unknown, the search stops at the next declaration instead of taking
+        // another characteristic's CCCD.
+        #expect(link.run(.subscribe(valueHandle: 12, endHandle: 0xFFFF)) == .failure(.descriptorNotFound(GATTUUID.clientCharacteristicConfiguration)))
+        #expect(link.run(.subscribe(valueHandle: 17, endHandle: 0xFFFF, configuration: [])) == .success(.written))
+        #expect(link.serverActions.last == .subscriptionChanged(GATTSubscription(link: 2, characteristic: local, configuration: [])))
     }
 
     @Test func indicationIsConfirmedByTheClient() throws {

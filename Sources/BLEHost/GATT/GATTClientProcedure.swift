@@ -38,6 +38,10 @@ public struct GATTClientProcedure: Sendable {
     private var phase: Phase
     private let goal: Goal
 
+    private static let declarationTypes: Set<BluetoothUUID> = [
+        GATTUUID.primaryService, GATTUUID.secondaryService, GATTUUID.include, GATTUUID.characteristic,
+    ]
+
     private init(_ phase: Phase, goal: Goal = .report) {
         self.phase = phase
         self.goal = goal
@@ -84,8 +88,9 @@ public struct GATTClientProcedure: Sendable {
         Self(.write(handle: handle, value: value))
     }
 
-    /// Subscribe: find the CCCD among the characteristic's descriptors (`valueHandle + 1 ...
-    /// endHandle`) and write `configuration` to it (empty unsubscribes).
+    /// Subscribe: find the CCCD among the characteristic's descriptors (from `valueHandle + 1`
+    /// up to the next declaration or `endHandle`, which may be 0xFFFF when unknown) and write
+    /// `configuration` to it (empty unsubscribes).
     public static func subscribe(
         valueHandle: UInt16, endHandle: UInt16, configuration: GATTClientConfiguration = .notify
     ) -> Self {
@@ -173,6 +178,10 @@ public struct GATTClientProcedure: Sendable {
             var last = next
             for entry in r.entries {
                 guard entry.handle >= next, entry.handle <= end else { return invalid("descriptor handle") }
+                // Subscribing: the characteristic's descriptors end at the next declaration.
+                if case .subscribe = goal, Self.declarationTypes.contains(entry.type) {
+                    return descriptorsDone(found, mtu: mtu)
+                }
                 found.append(GATTDiscoveredDescriptor(handle: entry.handle, uuid: entry.type))
                 last = entry.handle
             }
