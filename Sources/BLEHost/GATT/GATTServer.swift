@@ -19,7 +19,7 @@ public struct GATTServer: Sendable {
 
     /// What handling one PDU produced.
     public struct Reply: Hashable, Sendable {
-        /// The response PDU; nil only for commands, which are never answered.
+        /// The response PDU; nil for commands (never answered) and for PDUs that are not requests.
         public var response: ATTPDU?
         public var events: [GATTServerEvent]
     }
