@@ -1,0 +1,61 @@
+/// The diary's behaviour, as the `[diary]` section of the config file sets it.
+public struct DiarySettings: Sendable, Equatable {
+    /// A visit is checked in once `last − first > checkInSeconds` (strictly greater, as Herald).
+    public var checkInSeconds: Double
+    /// A gap between sightings longer than this closes a visit at its last sighting.
+    public var checkOutSeconds: Double
+    /// Sightings weaker than this (dBm) are ignored entirely; nil counts every sighting.
+    public var minRSSI: Int?
+    /// A visit whose `last − first` reaches this is closed there; the next sighting opens a new one.
+    public var maxVisitSeconds: Double
+    /// Finished visits older than this many days are purged; nil keeps them forever; 0 records
+    /// nothing and purges everything.
+    public var recordingDays: Int?
+    /// What an export shares by default.
+    public var shareWindow: ShareWindow
+
+    public init(
+        checkInSeconds: Double = 120, checkOutSeconds: Double = 300, minRSSI: Int? = nil,
+        maxVisitSeconds: Double = 12 * 3600, recordingDays: Int? = 31, shareWindow: ShareWindow = .days(14)
+    ) {
+        self.checkInSeconds = checkInSeconds
+        self.checkOutSeconds = checkOutSeconds
+        self.minRSSI = minRSSI
+        self.maxVisitSeconds = maxVisitSeconds
+        self.recordingDays = recordingDays
+        self.shareWindow = shareWindow
+    }
+
+    /// Whether anything may be written to the diary (`recording_days = 0` records nothing).
+    public var isRecording: Bool { recordingDays != 0 }
+}
+
+/// Which visits a share export contains.
+public enum ShareWindow: Sendable, Equatable {
+    /// Visits overlapping `[now − days, now]`; `.days(0)` shares nothing (exports are refused).
+    case days(Int)
+    /// Every visit in the diary.
+    case all
+}
+
+/// When the diary owner commits what the tracker produced. Every flush is one transaction.
+public struct FlushPolicy: Sendable, Equatable {
+    /// Open checked-in visits are written at least this often (seconds of the diary clock).
+    public var interval: Double
+    /// A flush is forced once this many visit changes wait (bounds memory and batch size).
+    public var maxPendingChanges: Int
+    /// Whether a new check-in is committed at the next tick rather than at the next interval,
+    /// so that a crash right after a check-in loses nothing.
+    public var checkInsAtNextTick: Bool
+
+    public init(interval: Double, maxPendingChanges: Int, checkInsAtNextTick: Bool) {
+        self.interval = interval
+        self.maxPendingChanges = maxPendingChanges
+        self.checkInsAtNextTick = checkInsAtNextTick
+    }
+
+    /// The live service: check-ins at the next tick, open visits refreshed every 30 s.
+    public static let live = FlushPolicy(interval: 30, maxPendingChanges: 10_000, checkInsAtNextTick: true)
+    /// Replaying a file: one transaction per 1,000 visit changes or per hour of replayed time.
+    public static let replay = FlushPolicy(interval: 3600, maxPendingChanges: 1_000, checkInsAtNextTick: false)
+}

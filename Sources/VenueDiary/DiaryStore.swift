@@ -1,0 +1,206 @@
+import Foundation
+import GRDB
+
+/// A span of time that visits may overlap; nil bounds are open.
+public struct VisitWindow: Sendable, Equatable {
+    public var from: Double?
+    public var to: Double?
+
+    public init(from: Double?, to: Double?) {
+        self.from = from
+        self.to = to
+    }
+
+    /// Every visit.
+    public static let all = VisitWindow(from: nil, to: nil)
+}
+
+/// Counts for `venue-beacon diary stats`.
+public struct DiaryStats: Sendable, Equatable {
+    public var visits: Int
+    public var openVisits: Int
+    public var oldestCheckIn: Double?
+    public var newestCheckOut: Double?
+    /// Bytes on disk: the database file plus its write-ahead log.
+    public var fileBytes: Int64
+}
+
+/// The venue diary file: one SQLite database through GRDB, in WAL mode.
+///
+/// Opening checks, before anything is written, that the file is empty or a venue diary this
+/// build understands; anything else is refused with a ``DiaryError`` and left byte for byte as
+/// it was. Then the schema is migrated. One process-wide store per file; it is `Sendable`, but
+/// writes to visits belong to one owner (``VenueDiary`` or a replay).
+///
+/// Connection settings, and why:
+/// - WAL: readers (`diary stats`, `export`) never block the service's writes.
+/// - `synchronous = FULL`: every commit is synced to the WAL. With NORMAL, WAL commits survive a
+///   process crash but a power cut can roll back everything since the last checkpoint, which
+///   could be many minutes of visits; FULL costs one fsync per batch (every ~30 s), which an SD
+///   card affords, and keeps the "no visit shortened by more than 30 s" promise on power loss.
+/// - `secure_delete = ON`: purged visits are overwritten, not left in free pages.
+/// - A busy timeout, because the CLI and the service may open the file at the same time.
+public struct DiaryStore: Sendable {
+    public let path: String
+    public let isReadOnly: Bool
+    let database: DatabasePool
+
+    /// Opens (creating when absent, unless `readOnly`) and migrates the diary at `path`.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        self.isReadOnly = readOnly
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists {
+            try Self.checkIdentity(path: path, readOnly: readOnly)
+        } else if readOnly {
+            throw DiaryError.missing(path: path)
+        }
+
+        var config = Configuration()
+        config.label = "venue-diary"
+        config.readonly = readOnly
+        config.busyMode = .timeout(10)
+        if !readOnly {
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
+        }
+        do {
+            database = try DatabasePool(path: path, configuration: config)
+            if !readOnly {
+                // After the pool's own WAL setup, which chooses NORMAL; the pool keeps this one
+                // writer connection for its lifetime.
+                try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+                try DiarySchema.migrator.migrate(database)
+            }
+        } catch let error as DatabaseError {
+            throw DiaryError.unreadable(path: path, reason: error.message ?? "\(error)")
+        }
+    }
+
+    /// Refuses, without writing, anything but an empty file or a diary of a known schema.
+    private static func checkIdentity(path: String, readOnly: Bool) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw DiaryError.unreadable(path: path, reason: "cannot open the file")
+        }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        if !header.isEmpty && header != Data("SQLite format 3\0".utf8) {
+            throw DiaryError.notADiary(path: path, reason: "not an SQLite database")
+        }
+
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(10)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            try queue.read { db in
+                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                guard applicationID == DiarySchema.applicationID else {
+                    if applicationID != 0 || version != 0 || objects != 0 {
+                        let id = String(UInt32(bitPattern: applicationID), radix: 16)
+                        throw DiaryError.notADiary(
+                            path: path, reason: "an SQLite database with application_id 0x\(id) and \(objects) schema objects")
+                    }
+                    // An empty database (for example one created just before a crash) is adopted,
+                    // except by a reader, which would find no diary in it.
+                    if readOnly { throw DiaryError.missing(path: path) }
+                    return
+                }
+                let superseded = try DiarySchema.migrator.hasBeenSuperseded(db)
+                if version > DiarySchema.version || superseded {
+                    throw DiaryError.newerSchema(path: path, version: version, supported: DiarySchema.version)
+                }
+                if readOnly && version < DiarySchema.version {
+                    throw DiaryError.needsMigration(path: path, version: version, current: DiarySchema.version)
+                }
+            }
+        } catch let error as DatabaseError {
+            if error.resultCode == .SQLITE_NOTADB {
+                throw DiaryError.notADiary(path: path, reason: "not an SQLite database")
+            }
+            throw DiaryError.unreadable(path: path, reason: error.message ?? "\(error)")
+        }
+    }
+
+    // MARK: Queries
+
+    /// Visits overlapping `window`, oldest check-in first.
+    public func visits(in window: VisitWindow = .all) throws -> [Visit] {
+        try database.read { db in try window.request.fetchAll(db).map(\.visit) }
+    }
+
+    /// Streams the visits overlapping `window`, oldest check-in first, without loading them all.
+    public func forEachVisit(in window: VisitWindow, _ body: (Visit) throws -> Void) throws {
+        try database.read { db in
+            let cursor = try window.request.fetchCursor(db)
+            while let row = try cursor.next() {
+                try body(row.visit)
+            }
+        }
+    }
+
+    /// Visits not yet checked out.
+    public func openVisits() throws -> [Visit] {
+        try database.read { db in
+            try VisitRow.filter(VisitRow.Columns.checkOut == nil).order(VisitRow.Columns.id).fetchAll(db).map(\.visit)
+        }
+    }
+
+    public func visit(id: Int64) throws -> Visit? {
+        try database.read { db in try VisitRow.filter(key: id).fetchOne(db)?.visit }
+    }
+
+    public func stats() throws -> DiaryStats {
+        var stats = try database.read { db in
+            DiaryStats(
+                visits: try VisitRow.fetchCount(db),
+                openVisits: try VisitRow.filter(VisitRow.Columns.checkOut == nil).fetchCount(db),
+                oldestCheckIn: try VisitRow.select(min(VisitRow.Columns.checkIn), as: Double.self).fetchOne(db),
+                newestCheckOut: try VisitRow.select(max(VisitRow.Columns.checkOut), as: Double.self).fetchOne(db),
+                fileBytes: 0)
+        }
+        for file in [path, path + "-wal"] {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value
+            stats.fileBytes += size ?? 0
+        }
+        return stats
+    }
+
+    // MARK: Writes
+
+    /// Deletes finished visits whose check-out is more than `recordingDays` before `now`
+    /// (nil keeps everything; 0 deletes every visit, open ones too). Returns the rows deleted.
+    /// Afterwards the write-ahead log is truncated so deleted visits do not linger there either.
+    @discardableResult
+    public func purge(now: Double, recordingDays: Int?) throws -> Int {
+        guard let recordingDays else { return 0 }
+        guard recordingDays >= 0 else {
+            throw DiaryError.invalidSetting(
+                name: "recording_days", value: "\(recordingDays)", allowed: "a whole number of days ≥ 0, or forever")
+        }
+        let deleted = try database.write { db in
+            if recordingDays == 0 { return try VisitRow.deleteAll(db) }
+            let cutoff = now - Double(recordingDays) * 86_400
+            return try VisitRow.filter(VisitRow.Columns.checkOut != nil && VisitRow.Columns.checkOut < cutoff).deleteAll(db)
+        }
+        if deleted > 0 {
+            try database.writeWithoutTransaction { db in
+                _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
+        return deleted
+    }
+
+    /// Stores visits in one transaction, updating any visit with the same identity
+    /// (kind, payload, check-in) that has no more samples. For imports, tests and benchmarks;
+    /// the live path goes through ``VenueDiary``.
+    public func save(_ visits: [Visit]) throws {
+        try database.write { db in
+            for visit in visits {
+                _ = try VisitStatements.upsert(visit, db)
+            }
+        }
+    }
+}

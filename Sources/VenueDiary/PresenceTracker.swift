@@ -1,0 +1,397 @@
+/// Turns sightings into visits: the venue-side version of Herald's venue diary state machine.
+///
+/// Per distinct (kind, payload):
+/// - a visit opens at its first sighting and is **pending** until `last − first > checkIn`
+///   (strictly greater), then **checked in**;
+/// - a gap of more than `checkOut` between sightings closes the visit at its last sighting, and
+///   the next sighting opens a new visit (a gap of exactly `checkOut` keeps it open);
+/// - a pending visit that closes is a **walk-past** and is never written;
+/// - sightings weaker than `minRSSI` are ignored entirely;
+/// - a visit whose `last − first` reaches `maxVisit` is closed there, and the next sighting opens
+///   a new one (a phone left behind does not make a week-long visit).
+///
+/// It is a value owned by one owner, does no I/O and reads no clock: time arrives with every
+/// sighting and through ``advance(to:)``, which closes visits unseen for longer than `checkOut`.
+/// State changes collect inside and are taken with ``takeChanges(includingUpdates:)``.
+///
+/// Identities are interned: ``key(for:payload:)`` hashes a payload once and returns a small key;
+/// ``record(_:time:rssi:)`` is then an array update that neither hashes nor allocates, which is
+/// what lets one core follow tens of thousands of phones.
+public struct PresenceTracker: Sendable {
+    /// What the tracker dropped or counted, for logs and statistics.
+    public struct Counters: Sendable, Equatable {
+        /// Sightings and attributed samples folded into a visit.
+        public var sightings = 0
+        /// Sightings and samples weaker than `minRSSI`.
+        public var ignoredWeak = 0
+        /// Records made with a key whose identity had already been released.
+        public var staleKeys = 0
+        /// Late samples that fit no visit (too early, or inside an already closed visit).
+        public var droppedSamples = 0
+    }
+
+    enum Phase: UInt8 {
+        case free, idle, pending, checkedIn
+    }
+
+    /// Everything about one identity that the per-sighting path touches; plain data, so reading
+    /// and writing it back copies no references.
+    struct Slot {
+        var generation: UInt32 = 0
+        var kind: PayloadKind
+        var phase = Phase.idle
+        /// Changed since the last `.updated` report (checked-in visits only).
+        var dirty = false
+        var first = 0.0
+        var last = 0.0
+        var samples = 0
+        var rssiMax = 0
+        var rssiSum = 0
+        /// Last sighting of this identity's previous visit: later samples never reach back past it.
+        var endedAt = -Double.infinity
+        /// When the slot went idle; NaN until the next `advance` sees it idle.
+        var idleSince = Double.nan
+    }
+
+    struct Identity: Hashable {
+        var kind: PayloadKind
+        var payload: [UInt8]
+    }
+
+    public let checkIn: Double
+    public let checkOut: Double
+    public let minRSSI: Int?
+    public let maxVisit: Double
+    /// How long an identity without an open visit keeps its key before its slot is reused.
+    public let keyLifetime: Double
+
+    private var slots: [Slot] = []
+    private var payloads: [[UInt8]] = []
+    private var index: [Identity: UInt32] = [:]
+    private var freeSlots: [UInt32] = []
+    private var changes: [VisitChange] = []
+    private var dirtySlots: [UInt32] = []
+
+    public private(set) var counters = Counters()
+    /// Visits currently open (pending or checked in).
+    public private(set) var openVisitCount = 0
+
+    public init(settings: DiarySettings, keyLifetime: Double = 3600) {
+        checkIn = settings.checkInSeconds
+        checkOut = settings.checkOutSeconds
+        minRSSI = settings.minRSSI
+        maxVisit = settings.maxVisitSeconds
+        self.keyLifetime = keyLifetime
+    }
+
+    /// Identities that currently hold a key.
+    public var trackedIdentities: Int { index.count }
+
+    // MARK: Input
+
+    /// The key for an identity, registering it on first use.
+    public mutating func key(for kind: PayloadKind, payload: [UInt8]) -> VisitKey {
+        let identity = Identity(kind: kind, payload: payload)
+        if let slot = index[identity] {
+            return VisitKey(slot: slot, generation: slots[Int(slot)].generation)
+        }
+        let slot: UInt32
+        if let reused = freeSlots.popLast() {
+            slot = reused
+            let generation = slots[Int(slot)].generation
+            slots[Int(slot)] = Slot(generation: generation, kind: kind)
+            payloads[Int(slot)] = payload
+        } else {
+            slot = UInt32(slots.count)
+            slots.append(Slot(kind: kind))
+            payloads.append(payload)
+        }
+        index[identity] = slot
+        return VisitKey(slot: slot, generation: slots[Int(slot)].generation)
+    }
+
+    /// Records one sighting of a registered identity. Returns false when the key has been
+    /// released (register the payload again); weak sightings return true and are ignored.
+    @discardableResult
+    public mutating func record(_ key: VisitKey, time: Double, rssi: Int) -> Bool {
+        guard let i = liveSlot(key) else {
+            counters.staleKeys += 1
+            return false
+        }
+        if let minRSSI, rssi < minRSSI {
+            counters.ignoredWeak += 1
+            return true
+        }
+        guard time.isFinite else {
+            counters.droppedSamples += 1
+            return true
+        }
+        observe(i, time: time, rssi: rssi)
+        return true
+    }
+
+    /// Records a sighting by value (the replay path): registers its identity when needed.
+    public mutating func record(_ sighting: Sighting) {
+        if let minRSSI, sighting.rssi < minRSSI {
+            counters.ignoredWeak += 1
+            return
+        }
+        let key = key(for: sighting.kind, payload: sighting.payload)
+        record(key, time: sighting.time, rssi: sighting.rssi)
+    }
+
+    /// Folds RSSI measured before the payload was known into the identity's visits.
+    ///
+    /// Samples up to the open visit's last sighting join that visit; samples before its first
+    /// sighting extend it backwards while each is within `checkOut` of the visit's (growing)
+    /// start, not inside the identity's previous visit, and the visit stays shorter than
+    /// `maxVisit`. Later samples are recorded as ordinary sightings. Without an open visit,
+    /// samples after the previous visit's end are recorded in time order. Dropped samples are
+    /// counted in ``Counters/droppedSamples``. Returns false when the key has been released.
+    @discardableResult
+    public mutating func attribute(_ samples: [RSSISample], to key: VisitKey) -> Bool {
+        guard let i = liveSlot(key) else {
+            counters.staleKeys += 1
+            return false
+        }
+        var usable: [RSSISample] = []
+        usable.reserveCapacity(samples.count)
+        for sample in samples {
+            if let minRSSI, sample.rssi < minRSSI {
+                counters.ignoredWeak += 1
+            } else if !sample.time.isFinite {
+                counters.droppedSamples += 1
+            } else {
+                usable.append(sample)
+            }
+        }
+        usable.sort { $0.time < $1.time }
+
+        var s = slots[i]
+        var later = usable[...]
+        if s.phase == .pending || s.phase == .checkedIn {
+            let end = usable.partitioningIndex { $0.time > s.last }
+            later = usable[end...]
+            if end > 0 {
+                for sample in usable[..<end].reversed() where !foldEarlier(&s, time: sample.time, rssi: sample.rssi) {
+                    counters.droppedSamples += 1
+                }
+                grew(i, &s)
+                slots[i] = s
+            }
+        } else {
+            let start = usable.partitioningIndex { $0.time > s.endedAt }
+            counters.droppedSamples += start
+            later = usable[start...]
+        }
+        for sample in later {
+            observe(i, time: sample.time, rssi: sample.rssi)
+        }
+        return true
+    }
+
+    /// Closes every visit unseen for more than `checkOut` before `now`, and releases keys idle
+    /// for longer than ``keyLifetime``. The owner calls it on a clock tick.
+    public mutating func advance(to now: Double) {
+        for i in slots.indices {
+            switch slots[i].phase {
+            case .pending, .checkedIn:
+                if now - slots[i].last > checkOut {
+                    var s = slots[i]
+                    end(i, &s, idleSince: now)
+                    slots[i] = s
+                }
+            case .idle:
+                if slots[i].idleSince.isNaN {
+                    slots[i].idleSince = now
+                } else if now - slots[i].idleSince > keyLifetime {
+                    release(i)
+                }
+            case .free:
+                break
+            }
+        }
+    }
+
+    /// Closes every open visit at its last sighting, as if time ran on past the check-out limit
+    /// (the end of a replayed file).
+    public mutating func closeAll() {
+        for i in slots.indices where slots[i].phase == .pending || slots[i].phase == .checkedIn {
+            var s = slots[i]
+            end(i, &s, idleSince: s.last)
+            slots[i] = s
+        }
+    }
+
+    /// Continues a checked-in visit read back from the diary after a restart, so the restart
+    /// does not split it. Returns nil when the identity already has an open visit.
+    public mutating func resume(_ visit: Visit) -> VisitKey? {
+        let key = key(for: visit.kind, payload: visit.payload)
+        let i = Int(key.slot)
+        guard slots[i].phase == .idle else { return nil }
+        slots[i].phase = .checkedIn
+        slots[i].dirty = false
+        slots[i].first = visit.checkIn
+        slots[i].last = visit.lastSeen
+        slots[i].samples = visit.samples
+        slots[i].rssiMax = visit.rssiMax
+        slots[i].rssiSum = visit.rssiSum
+        openVisitCount += 1
+        return key
+    }
+
+    // MARK: Output
+
+    /// Takes the changes collected since the last call, oldest first. With `includingUpdates`,
+    /// an `.updated` change is appended for every checked-in open visit that changed since it
+    /// was last reported (the owner asks for these when it flushes).
+    public mutating func takeChanges(includingUpdates: Bool) -> [VisitChange] {
+        if includingUpdates {
+            for slot in dirtySlots {
+                let i = Int(slot)
+                guard slots[i].phase == .checkedIn, slots[i].dirty else { continue }
+                slots[i].dirty = false
+                changes.append(VisitChange(event: .updated, key: key(of: i), visit: visit(of: i, slots[i], checkOut: nil)))
+            }
+            dirtySlots.removeAll(keepingCapacity: true)
+        }
+        var taken: [VisitChange] = []
+        swap(&taken, &changes)
+        return taken
+    }
+
+    /// Whether changes wait to be taken (updates of open visits aside).
+    public var hasChanges: Bool { !changes.isEmpty }
+
+    /// The identity's open visit, if it has one.
+    public func openVisit(_ key: VisitKey) -> Visit? {
+        guard let i = liveSlot(key), slots[i].phase == .pending || slots[i].phase == .checkedIn else { return nil }
+        return visit(of: i, slots[i], checkOut: nil)
+    }
+
+    /// Whether the identity's open visit is checked in.
+    public func isCheckedIn(_ key: VisitKey) -> Bool {
+        guard let i = liveSlot(key) else { return false }
+        return slots[i].phase == .checkedIn
+    }
+
+    // MARK: State machine
+
+    private func liveSlot(_ key: VisitKey) -> Int? {
+        let i = Int(key.slot)
+        guard i < slots.count, slots[i].generation == key.generation, slots[i].phase != .free else { return nil }
+        return i
+    }
+
+    private func key(of i: Int) -> VisitKey {
+        VisitKey(slot: UInt32(i), generation: slots[i].generation)
+    }
+
+    private func visit(of i: Int, _ s: Slot, checkOut: Double?) -> Visit {
+        Visit(
+            kind: s.kind, payload: payloads[i], checkIn: s.first, lastSeen: s.last, checkOut: checkOut,
+            samples: s.samples, rssiMax: s.rssiMax, rssiSum: s.rssiSum)
+    }
+
+    private mutating func observe(_ i: Int, time: Double, rssi: Int) {
+        var s = slots[i]
+        switch s.phase {
+        case .pending, .checkedIn:
+            if time - s.last > checkOut {
+                end(i, &s, idleSince: time)
+                open(&s, time: time, rssi: rssi)
+            } else if time >= s.last {
+                s.last = time
+                fold(&s, rssi: rssi)
+            } else if !foldEarlier(&s, time: time, rssi: rssi) {
+                counters.droppedSamples += 1
+            }
+        case .idle, .free:
+            open(&s, time: time, rssi: rssi)
+        }
+        grew(i, &s)
+        slots[i] = s
+    }
+
+    private mutating func open(_ s: inout Slot, time: Double, rssi: Int) {
+        s.phase = .pending
+        s.dirty = false
+        s.first = time
+        s.last = time
+        s.samples = 0
+        s.rssiMax = rssi
+        s.rssiSum = 0
+        fold(&s, rssi: rssi)
+        openVisitCount += 1
+    }
+
+    private mutating func fold(_ s: inout Slot, rssi: Int) {
+        s.samples += 1
+        s.rssiSum += rssi
+        if rssi > s.rssiMax { s.rssiMax = rssi }
+        counters.sightings += 1
+    }
+
+    /// Folds a sample older than the visit's last sighting; false when it fits the visit not.
+    private mutating func foldEarlier(_ s: inout Slot, time: Double, rssi: Int) -> Bool {
+        if time >= s.first {
+            fold(&s, rssi: rssi)
+            return true
+        }
+        guard s.first - time <= checkOut, time > s.endedAt, s.last - time < maxVisit else { return false }
+        s.first = time
+        fold(&s, rssi: rssi)
+        return true
+    }
+
+    /// After a visit gained samples: check in, mark for the next update report, or close at the
+    /// maximum visit length.
+    private mutating func grew(_ i: Int, _ s: inout Slot) {
+        switch s.phase {
+        case .pending where s.last - s.first > checkIn:
+            s.phase = .checkedIn
+            s.dirty = false
+            changes.append(VisitChange(event: .checkedIn, key: key(of: i), visit: visit(of: i, s, checkOut: nil)))
+        case .checkedIn where !s.dirty:
+            s.dirty = true
+            dirtySlots.append(UInt32(i))
+        default:
+            break
+        }
+        if s.phase != .idle, s.last - s.first >= maxVisit {
+            end(i, &s, idleSince: s.last)
+        }
+    }
+
+    private mutating func end(_ i: Int, _ s: inout Slot, idleSince: Double) {
+        let event: VisitChange.Event = s.phase == .checkedIn ? .checkedOut : .walkPast
+        changes.append(VisitChange(event: event, key: key(of: i), visit: visit(of: i, s, checkOut: s.last)))
+        s.phase = .idle
+        s.dirty = false
+        s.endedAt = s.last
+        s.idleSince = idleSince
+        openVisitCount -= 1
+    }
+
+    private mutating func release(_ i: Int) {
+        index.removeValue(forKey: Identity(kind: slots[i].kind, payload: payloads[i]))
+        payloads[i] = []
+        slots[i].phase = .free
+        slots[i].generation &+= 1
+        freeSlots.append(UInt32(i))
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `predicate`, for an array partitioned so that
+    /// all elements failing it come first (binary search).
+    fileprivate func partitioningIndex(where predicate: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}

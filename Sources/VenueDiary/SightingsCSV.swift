@@ -1,0 +1,210 @@
+/// A sightings file row that could not be read, with its 1-based line number.
+public struct SightingsCSVError: Error, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var problem: String
+
+    public init(line: Int, problem: String) {
+        self.line = line
+        self.problem = problem
+    }
+
+    public var description: String { "line \(line): \(problem)" }
+}
+
+/// Parser of sightings files, the input of `venue-beacon diary replay`:
+///
+/// ```
+/// time,kind,payload,rssi
+/// 1795550400.25,herald,0012345678…,-67
+/// 2026-11-20T18:00:05+01:00,gaen,8c1f…,-80
+/// ```
+///
+/// `time` is Unix seconds with an optional fraction, or ISO-8601 with `Z` or a UTC offset;
+/// `kind` is one of herald, gaen, opentrace, advert; `payload` is hex (1–1024 bytes); `rssi` is
+/// an integer dBm from -127 to 127. Fields may be quoted and padded with spaces; lines end in LF
+/// or CRLF; blank lines are skipped. Pure: bytes in, sightings or the first bad line out.
+public enum SightingsCSV {
+    public static let header = "time,kind,payload,rssi"
+    static let maxPayloadBytes = 1024
+    /// Times from 1970 up to the end of year 9999.
+    static let latestTime = 253_402_300_800.0
+
+    public static func parse(_ bytes: [UInt8]) throws(SightingsCSVError) -> [Sighting] {
+        var text = bytes[...]
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        var sightings: [Sighting] = []
+        var sawHeader = false
+        var lineNumber = 0
+        for rawLine in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var line = rawLine
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            if trimmed(line).isEmpty { continue }
+            let fields = line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(unquoted)
+            if !sawHeader {
+                let found = String(decoding: line, as: UTF8.self)
+                guard fields.map({ String(decoding: $0, as: UTF8.self).lowercased() }) == ["time", "kind", "payload", "rssi"] else {
+                    throw SightingsCSVError(line: lineNumber, problem: "expected the header \(header), found '\(found)'")
+                }
+                sawHeader = true
+                continue
+            }
+            do {
+                sightings.append(try sighting(fields))
+            } catch {
+                throw SightingsCSVError(line: lineNumber, problem: error.problem)
+            }
+        }
+        guard sawHeader else {
+            throw SightingsCSVError(line: 1, problem: "no header: a sightings file starts with \(header)")
+        }
+        return sightings
+    }
+
+    private struct RowError: Error {
+        var problem: String
+    }
+
+    private static func sighting(_ fields: [ArraySlice<UInt8>]) throws(RowError) -> Sighting {
+        guard fields.count == 4 else {
+            throw RowError(problem: "expected 4 fields (\(header)), found \(fields.count)")
+        }
+        let (timeField, kindField, payloadField, rssiField) = (fields[0], fields[1], fields[2], fields[3])
+        guard let time = time(timeField) else {
+            throw RowError(problem: "time '\(text(timeField))' is neither Unix seconds nor ISO-8601 between 1970 and 9999 (e.g. 1795550400.5 or 2026-11-20T18:00:00Z)")
+        }
+        guard let kind = PayloadKind(rawValue: text(kindField).lowercased()) else {
+            let allowed = PayloadKind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw RowError(problem: "kind '\(text(kindField))' is not one of \(allowed)")
+        }
+        let payload = try payload(payloadField)
+        guard let rssi = integer(rssiField), (-127...127).contains(rssi) else {
+            throw RowError(problem: "rssi '\(text(rssiField))' is not a whole number of dBm from -127 to 127")
+        }
+        return Sighting(time: time, kind: kind, payload: payload, rssi: rssi)
+    }
+
+    private static func payload(_ field: ArraySlice<UInt8>) throws(RowError) -> [UInt8] {
+        guard !field.isEmpty else { throw RowError(problem: "payload is empty") }
+        guard field.count % 2 == 0 else {
+            throw RowError(problem: "payload has an odd number of hex digits (\(field.count))")
+        }
+        guard field.count / 2 <= maxPayloadBytes else {
+            throw RowError(problem: "payload is \(field.count / 2) bytes; at most \(maxPayloadBytes) are allowed")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(field.count / 2)
+        var high: UInt8?
+        for c in field {
+            guard let nibble = ASCII.hexValue(c) else {
+                throw RowError(problem: "payload has a character that is not a hex digit: '\(text([c][...]))'")
+            }
+            if let h = high {
+                bytes.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return bytes
+    }
+
+    // MARK: Fields
+
+    private static func text(_ field: ArraySlice<UInt8>) -> String {
+        String(decoding: field, as: UTF8.self)
+    }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") }
+
+    private static func trimmed(_ field: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var field = field
+        while let c = field.first, isSpace(c) { field = field.dropFirst() }
+        while let c = field.last, isSpace(c) { field = field.dropLast() }
+        return field
+    }
+
+    private static func unquoted(_ field: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let field = trimmed(field)
+        let quote = UInt8(ascii: "\"")
+        if field.count >= 2, field.first == quote, field.last == quote {
+            return trimmed(field.dropFirst().dropLast())
+        }
+        return field
+    }
+
+    private static func isDigit(_ c: UInt8) -> Bool { (48...57).contains(c) }
+
+    /// An optionally signed decimal integer of at most 9 digits.
+    static func integer(_ field: ArraySlice<UInt8>) -> Int? {
+        var digits = field
+        var sign = 1
+        if let c = digits.first, c == UInt8(ascii: "-") || c == UInt8(ascii: "+") {
+            if c == UInt8(ascii: "-") { sign = -1 }
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(isDigit) else { return nil }
+        return sign * digits.reduce(0) { $0 * 10 + Int($1 - 48) }
+    }
+
+    /// Unix seconds (`1795550400`, `1795550400.25`) or ISO-8601; nil outside 1970…9999.
+    static func time(_ field: ArraySlice<UInt8>) -> Double? {
+        let value = field.allSatisfy { isDigit($0) || $0 == UInt8(ascii: ".") } ? unixSeconds(field) : iso8601(field)
+        guard let value, value >= 0, value < latestTime else { return nil }
+        return value
+    }
+
+    private static func unixSeconds(_ field: ArraySlice<UInt8>) -> Double? {
+        let parts = field.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.count <= 15 else { return nil }
+        if parts.count == 2 && parts[1].isEmpty { return nil }
+        return Double(text(field))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; `t` or a space may replace `T`.
+    private static func iso8601(_ field: ArraySlice<UInt8>) -> Double? {
+        let c = Array(field)
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= c.count, c[start..<start + count].allSatisfy(isDigit) else { return nil }
+            return c[start..<start + count].reduce(0) { $0 * 10 + Int($1 - 48) }
+        }
+        func at(_ i: Int, _ ascii: Unicode.Scalar) -> Bool { i < c.count && c[i] == UInt8(ascii: ascii) }
+        guard let year = number(0, 4), at(4, "-"), let month = number(5, 2), at(7, "-"), let day = number(8, 2),
+            c.count > 10, [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(c[10]),
+            let hour = number(11, 2), at(13, ":"), let minute = number(14, 2), at(16, ":"), let second = number(17, 2),
+            (1...12).contains(month), (1...UTCTime.daysInMonth(year: year, month: month)).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+
+        var i = 19
+        var fraction = 0.0
+        if at(i, ".") {
+            var scale = 0.1
+            i += 1
+            let start = i
+            while i < c.count, isDigit(c[i]) {
+                fraction += Double(c[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > start else { return nil }
+        }
+        var offset = 0
+        if at(i, "Z") || at(i, "z") {
+            i += 1
+        } else if at(i, "+") || at(i, "-") {
+            let sign = at(i, "-") ? -1 : 1
+            guard let hours = number(i + 1, 2), hours < 24 else { return nil }
+            i += 3
+            if at(i, ":") { i += 1 }
+            guard let minutes = number(i, 2), minutes < 60 else { return nil }
+            i += 2
+            offset = sign * (hours * 3600 + minutes * 60)
+        } else {
+            return nil
+        }
+        guard i == c.count else { return nil }
+        let days = UTCTime.days(year: year, month: month, day: day)
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+}

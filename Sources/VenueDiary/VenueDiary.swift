@@ -1,0 +1,176 @@
+// The venue diary: who was present at the venue, when, recorded on the venue side.
+//
+// Public surface, bottom up:
+//
+//   DiarySettings          check-in/check-out limits, min RSSI, max visit, recording and share days
+//   PresenceTracker        pure state machine: sightings → visits (pending, checked in, closed)
+//     key(for:payload:) → VisitKey, record(key,time:rssi:), record(Sighting),
+//     attribute([RSSISample], to: key), advance(to:), closeAll(), takeChanges(includingUpdates:)
+//   DiaryStore             the SQLite file: identity check, migrations, queries, stats, purge
+//     init(path:readOnly:), visits(in:), forEachVisit(in:_:), openVisits(), visit(id:),
+//     stats(), purge(now:recordingDays:), save(_:)
+//   VenueDiary             the one owner of the live path: tracker + batched writer
+//     init(store:settings:now:policy:), key/record/attribute, tick(now:), flush(now:),
+//     close(now:checkingOutOpenVisits:), purge(now:)
+//   DiaryExport            share window, CSV and JSON (pure formatters and a streaming export)
+//   SightingsCSV           parser of sightings files (`time,kind,payload,rssi`)
+//   DiaryReplay            replays sightings through the same VenueDiary, all or nothing on bad input
+//
+// Times are wall-clock Unix seconds as Double everywhere; nothing here reads a clock.
+
+/// The owner of the live diary: a presence tracker and the batched writer of one diary file.
+///
+/// Feed it sightings (by key on the hot path), call ``tick(now:)`` from a clock (about once a
+/// second), and ``close(now:checkingOutOpenVisits:)`` at shutdown. Writes happen only in
+/// ``tick(now:)``, ``flush(now:)`` and ``close(now:checkingOutOpenVisits:)``, each one
+/// transaction: new check-ins at the next tick (``FlushPolicy/live``), open visits at least every
+/// 30 s of the clock, so a crash or power cut loses no checked-in visit and shortens none by more
+/// than 30 s. With `recording_days = 0` nothing is written.
+///
+/// Its methods block on SQLite while they write: run it on a thread of its own, not on the
+/// cooperative pool. It is a value with one owner; do not copy it to share it.
+public struct VenueDiary {
+    public let settings: DiarySettings
+    public let policy: FlushPolicy
+    public var store: DiaryStore { writer.store }
+    /// The presence state (read-only outside; changes go through the diary so they get written).
+    public private(set) var tracker: PresenceTracker
+    private var writer: DiaryWriter
+    /// Changes waiting for the next flush (never walk-pasts).
+    private var pending: [VisitChange] = []
+    private var pendingCheckIn = false
+    private var lastFlush: Double
+
+    /// What opening found in the diary: open visits resumed, and open visits closed because
+    /// their last sighting was more than `checkOut` before `now` (closed at that sighting).
+    public private(set) var resumedVisits = 0
+    public private(set) var closedStaleVisits = 0
+
+    /// Opens the live diary at `now`: open visits unseen for longer than the check-out limit are
+    /// closed at their last sighting, the others are resumed so a restart does not split them.
+    public init(store: DiaryStore, settings: DiarySettings, now: Double, policy: FlushPolicy = .live) throws {
+        try self.init(store: store, settings: settings, now: now, policy: policy, resumingOpenVisits: true)
+    }
+
+    init(store: DiaryStore, settings: DiarySettings, now: Double, policy: FlushPolicy, resumingOpenVisits: Bool) throws {
+        self.settings = settings
+        self.policy = policy
+        tracker = PresenceTracker(settings: settings)
+        writer = DiaryWriter(store: store)
+        lastFlush = now
+        if resumingOpenVisits && settings.isRecording {
+            try recover(now: now)
+        }
+    }
+
+    private mutating func recover(now: Double) throws {
+        var stale: [Int64] = []
+        for visit in try store.openVisits() {
+            guard let id = visit.id else { continue }
+            let unseen = now - visit.lastSeen > settings.checkOutSeconds
+            let tooLong = visit.lastSeen - visit.checkIn >= settings.maxVisitSeconds
+            if !unseen, !tooLong, let key = tracker.resume(visit) {
+                writer.resumed(key, id: id)
+                resumedVisits += 1
+            } else {
+                stale.append(id)
+            }
+        }
+        guard !stale.isEmpty else { return }
+        try store.database.write { db in
+            for id in stale { try VisitStatements.closeAtLastSighting(id: id, db) }
+        }
+        closedStaleVisits = stale.count
+    }
+
+    // MARK: Input (never writes)
+
+    /// The key for an identity; see ``PresenceTracker/key(for:payload:)``.
+    public mutating func key(for kind: PayloadKind, payload: [UInt8]) -> VisitKey {
+        tracker.key(for: kind, payload: payload)
+    }
+
+    /// See ``PresenceTracker/record(_:time:rssi:)``.
+    @discardableResult
+    public mutating func record(_ key: VisitKey, time: Double, rssi: Int) -> Bool {
+        tracker.record(key, time: time, rssi: rssi)
+    }
+
+    /// See ``PresenceTracker/record(_:)``.
+    public mutating func record(_ sighting: Sighting) {
+        tracker.record(sighting)
+    }
+
+    /// See ``PresenceTracker/attribute(_:to:)``.
+    @discardableResult
+    public mutating func attribute(_ samples: [RSSISample], to key: VisitKey) -> Bool {
+        tracker.attribute(samples, to: key)
+    }
+
+    // MARK: Clock and writes
+
+    /// Closes visits unseen for longer than the check-out limit and writes when the policy says
+    /// so. Returns the check-ins, check-outs and walk-pasts since the last call (for logs and
+    /// LEDs). If the write fails, the changes are kept for the next attempt and the error thrown.
+    @discardableResult
+    public mutating func tick(now: Double) throws -> [VisitChange] {
+        tracker.advance(to: now)
+        let changes = tracker.takeChanges(includingUpdates: false)
+        enqueue(changes)
+        let due = now - lastFlush >= policy.interval
+            || (policy.checkInsAtNextTick && pendingCheckIn)
+            || pending.count >= policy.maxPendingChanges
+        if due {
+            try write(now: now)
+        }
+        return changes
+    }
+
+    /// Writes everything now: waiting changes and the current state of every changed open visit.
+    /// Returns the transitions it took from the tracker (as ``tick(now:)`` would have).
+    @discardableResult
+    public mutating func flush(now: Double) throws -> [VisitChange] {
+        let changes = tracker.takeChanges(includingUpdates: false)
+        enqueue(changes)
+        try write(now: now)
+        return changes
+    }
+
+    /// The final flush at shutdown. Open visits stay open in the diary (they are resumed or
+    /// closed at the next start) unless `checkingOutOpenVisits`, which closes every open visit at
+    /// its last sighting as if time ran on past the check-out limit (the end of a replay).
+    @discardableResult
+    public mutating func close(now: Double, checkingOutOpenVisits: Bool = false) throws -> [VisitChange] {
+        tracker.advance(to: now)
+        if checkingOutOpenVisits { tracker.closeAll() }
+        return try flush(now: now)
+    }
+
+    /// Applies retention (see ``DiaryStore/purge(now:recordingDays:)``); the service calls it at
+    /// start and hourly, once the clock is trustworthy. Returns the visits deleted.
+    @discardableResult
+    public func purge(now: Double) throws -> Int {
+        try store.purge(now: now, recordingDays: settings.recordingDays)
+    }
+
+    /// Transactions committed so far.
+    public var committedBatches: Int { writer.batches }
+
+    private mutating func enqueue(_ changes: [VisitChange]) {
+        guard settings.isRecording else { return }
+        for change in changes where change.event != .walkPast {
+            pending.append(change)
+            if change.event == .checkedIn { pendingCheckIn = true }
+        }
+    }
+
+    private mutating func write(now: Double) throws {
+        lastFlush = now
+        let updates = tracker.takeChanges(includingUpdates: true)
+        guard settings.isRecording else { return }
+        pending.append(contentsOf: updates)
+        try writer.apply(pending)
+        pending.removeAll(keepingCapacity: true)
+        pendingCheckIn = false
+    }
+}

@@ -1,0 +1,75 @@
+/// One visit: a phone payload present at the venue from its first to its last sighting.
+///
+/// Times are wall-clock Unix seconds. The tracker produces visits without an `id`; the diary
+/// gives each stored visit a row id that is never reused (it is the export's `visit_id`).
+public struct Visit: Sendable, Equatable {
+    /// The diary's row id; nil until the visit is stored.
+    public var id: Int64?
+    public var kind: PayloadKind
+    public var payload: [UInt8]
+    /// The first sighting (the check-in time shown in exports).
+    public var checkIn: Double
+    /// The latest sighting so far.
+    public var lastSeen: Double
+    /// The check-out time (the last sighting of a finished visit); nil while the visit is open.
+    public var checkOut: Double?
+    /// Sightings folded into this visit.
+    public var samples: Int
+    /// Strongest RSSI seen, dBm.
+    public var rssiMax: Int
+    /// Sum of all RSSI values, dBm, so that the mean stays exact when samples are added later.
+    public var rssiSum: Int
+
+    public init(
+        id: Int64? = nil, kind: PayloadKind, payload: [UInt8], checkIn: Double, lastSeen: Double,
+        checkOut: Double? = nil, samples: Int, rssiMax: Int, rssiSum: Int
+    ) {
+        self.id = id
+        self.kind = kind
+        self.payload = payload
+        self.checkIn = checkIn
+        self.lastSeen = lastSeen
+        self.checkOut = checkOut
+        self.samples = samples
+        self.rssiMax = rssiMax
+        self.rssiSum = rssiSum
+    }
+
+    /// Mean RSSI in dBm (0 for a visit without samples, which the tracker never produces).
+    public var rssiMean: Double {
+        samples > 0 ? Double(rssiSum) / Double(samples) : 0
+    }
+
+    /// Whether the visit has been checked out.
+    public var isOpen: Bool { checkOut == nil }
+}
+
+/// One sighting of a payload: what the Bluetooth layer reports once it knows who it saw.
+public struct Sighting: Sendable, Equatable {
+    /// Wall-clock Unix seconds.
+    public var time: Double
+    public var kind: PayloadKind
+    public var payload: [UInt8]
+    /// Received signal strength, dBm.
+    public var rssi: Int
+
+    public init(time: Double, kind: PayloadKind, payload: [UInt8], rssi: Int) {
+        self.time = time
+        self.kind = kind
+        self.payload = payload
+        self.rssi = rssi
+    }
+}
+
+/// An RSSI measurement taken before the payload was known (the Bluetooth layer measures a device
+/// by its ephemeral address first and reads its payload later); see
+/// ``PresenceTracker/attribute(_:to:)``.
+public struct RSSISample: Sendable, Equatable {
+    public var time: Double
+    public var rssi: Int
+
+    public init(time: Double, rssi: Int) {
+        self.time = time
+        self.rssi = rssi
+    }
+}

@@ -1,0 +1,69 @@
+import Testing
+@testable import VenueDiary
+
+@Suite struct SightingsCSVTests {
+    func parse(_ text: String) throws(SightingsCSVError) -> [Sighting] {
+        try SightingsCSV.parse(Array(text.utf8))
+    }
+
+    func error(_ text: String) -> SightingsCSVError? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func everyTimeFormKindAndLineEnding() throws {
+        let text = "\u{FEFF}time,kind,payload,rssi\r\n"
+            + "1795197600,herald,00AB10ff,-67\r\n"
+            + "\r\n"
+            + "1795197600.25,gaen,0102,-80\n"
+            + "2026-11-20T18:00:00Z,opentrace,ff,0\n"
+            + "2026-11-20T19:30:00.5+01:30, advert ,\"abcd\",+5\n"
+            + "2026-11-20 17:00:00-01:00,HERALD,00,-127\n"
+            + "2026-11-20t18:00:00.000z,herald,00,127"
+        let sightings = try parse(text)
+        #expect(sightings == [
+            Sighting(time: 1_795_197_600, kind: .herald, payload: [0x00, 0xAB, 0x10, 0xFF], rssi: -67),
+            Sighting(time: 1_795_197_600.25, kind: .gaen, payload: [1, 2], rssi: -80),
+            Sighting(time: 1_795_197_600, kind: .opentrace, payload: [0xFF], rssi: 0),
+            Sighting(time: 1_795_197_600.5, kind: .advert, payload: [0xAB, 0xCD], rssi: 5),
+            Sighting(time: 1_795_197_600, kind: .herald, payload: [0], rssi: -127),
+            Sighting(time: 1_795_197_600, kind: .herald, payload: [0], rssi: 127),
+        ])
+        #expect(try parse("time,kind,payload,rssi\n").isEmpty)
+    }
+
+    @Test func aBadRowNamesItsLineAndTheProblem() {
+        let header = "time,kind,payload,rssi\n"
+        let good = "1795197600,herald,00,-60\n"
+        let cases: [(String, Int, String)] = [
+            (header + good + "yesterday,herald,00,-60\n", 3, "time 'yesterday'"),
+            (header + good + "\n" + "2026-02-30T10:00:00Z,herald,00,-60\n", 4, "time '2026-02-30T10:00:00Z'"),
+            (header + "2026-11-20T18:00:00,herald,00,-60\n", 2, "time '2026-11-20T18:00:00'"),
+            (header + "1e9,herald,00,-60\n", 2, "time '1e9'"),
+            (header + "-5,herald,00,-60\n", 2, "time '-5'"),
+            (header + good + good + "1795197600,bluetooth,00,-60\n", 4, "kind 'bluetooth' is not one of herald, gaen, opentrace, advert"),
+            (header + "1795197600,herald,abc,-60\n", 2, "odd number of hex digits"),
+            (header + "1795197600,herald,zz,-60\n", 2, "not a hex digit: 'z'"),
+            (header + "1795197600,herald,,-60\n", 2, "payload is empty"),
+            (header + "1795197600,herald,\(String(repeating: "00", count: 1025)),-60\n", 2, "payload is 1025 bytes"),
+            (header + "1795197600,herald,00,-60.5\n", 2, "rssi '-60.5'"),
+            (header + "1795197600,herald,00,-128\n", 2, "rssi '-128'"),
+            (header + "1795197600,herald,00\n", 2, "expected 4 fields (time,kind,payload,rssi), found 3"),
+            (header + "1795197600,herald,00,-60,extra\n", 2, "found 5"),
+            ("when,what,who,how\n" + good, 1, "expected the header time,kind,payload,rssi, found 'when,what,who,how'"),
+            (good, 1, "expected the header"),
+            ("", 1, "no header"),
+            ("\n\n", 1, "no header"),
+        ]
+        for (text, line, problem) in cases {
+            let found = error(text)
+            #expect(found?.line == line, "\(text.prefix(80))")
+            #expect(found?.problem.contains(problem) == true, "\(found?.problem ?? "no error") should mention \(problem)")
+            #expect(found?.description.hasPrefix("line \(line): ") == true)
+        }
+    }
+}
