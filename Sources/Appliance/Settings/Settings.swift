@@ -9,7 +9,7 @@ import TOMLKit
 /// before the settings are valid.
 public struct Settings: Sendable, Equatable {
     public var venue: VenueSettings
-    public var diary: DiarySettings
+    public var diary: DiaryConfig
     public var export: ExportSettings
     public var bluetooth: BluetoothSettings
     public var gpio: GPIOSettings
@@ -68,7 +68,7 @@ public struct Settings: Sendable, Equatable {
         }
 
         let venue = VenueSettings.read(ConfigSection("venue", in: root, problems: problems))
-        let diary = DiarySettings.read(ConfigSection("diary", in: root, problems: problems))
+        let diary = DiaryConfig.read(ConfigSection("diary", in: root, problems: problems))
         let export = ExportSettings.read(ConfigSection("export", in: root, problems: problems))
         let bluetooth = BluetoothSettings.read(ConfigSection("bluetooth", in: root, problems: problems))
         let gpio = GPIOSettings.read(ConfigSection("gpio", in: root, problems: problems))

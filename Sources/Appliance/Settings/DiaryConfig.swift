@@ -1,5 +1,5 @@
-/// `[diary]`: where visits are kept and how presence becomes a visit.
-public struct DiarySettings: Sendable, Equatable {
+/// `[diary]`: where visits are kept and how presence becomes a visit (see `VenueDiary.DiarySettings`).
+public struct DiaryConfig: Sendable, Equatable {
     /// The SQLite file.
     public var path: String
     /// A visit is checked in once it has lasted strictly longer than this (Herald: 120 s).
@@ -17,7 +17,7 @@ public struct DiarySettings: Sendable, Equatable {
 
     public static let defaultPath = "/var/lib/venue-beacon/diary.sqlite"
 
-    static func read(_ section: ConfigSection) -> DiarySettings {
+    static func read(_ section: ConfigSection) -> DiaryConfig {
         var s = section
         let path = s.string("path", default: defaultPath) { $0.isEmpty ? "must be the path of the SQLite file" : nil } ?? defaultPath
         let checkIn = s.int("check_in_seconds", default: 120, range: 1...86_400, unit: "seconds") ?? 120
@@ -35,7 +35,7 @@ public struct DiarySettings: Sendable, Equatable {
         let minRSSI = s.int("min_rssi", default: nil, range: -127...20, unit: "dBm")
         let maxHours = s.int("max_visit_hours", default: 12, range: 1...168, unit: "hours") ?? 12
         s.finish()
-        return DiarySettings(
+        return DiaryConfig(
             path: path, checkInSeconds: checkIn, checkOutSeconds: checkOut, recordingDays: recording,
             shareDays: share, minRSSI: minRSSI, maxVisitHours: maxHours)
     }
