@@ -68,7 +68,7 @@ import Testing
     ])
     func malformedWritesAreTypedErrors(bytes: [UInt8], error: SignalWriteError) {
         #expect(throws: error) { try SignalWrite(decoding: bytes) }
-        #expect(SignalWriteError.attErrorCode == 0x0D)
+        #expect(SignalWriteError.attError.rawValue == 0x0D)
     }
 
     @Test func everyTruncationOfAValidWriteFailsOrIsShorterValid() throws {

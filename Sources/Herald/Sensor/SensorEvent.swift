@@ -29,12 +29,12 @@ public enum SensorEvent: Hashable, Sendable {
         }
     }
 
-    /// One RSSI measurement.
+    /// One measurement; `rssi` (dBm) is nil when the controller could not measure it.
     public struct Measurement: Hashable, Sendable {
         public var time: Double
-        public var rssi: Int
+        public var rssi: Int?
 
-        public init(time: Double, rssi: Int) {
+        public init(time: Double, rssi: Int?) {
             self.time = time
             self.rssi = rssi
         }

@@ -138,8 +138,8 @@ public struct SignalWriteError: Error, Hashable, Sendable, CustomStringConvertib
 
     public enum Bound: Hashable, Sendable { case exactly, atLeast, atMost }
 
-    /// ATT error Invalid Attribute Value Length.
-    public static let attErrorCode: UInt8 = 0x0D
+    /// What the node answers: ATT error Invalid Attribute Value Length (0x0D).
+    public static let attError = ATTErrorCode.invalidAttributeValueLength
 
     public init(action: SignalAction, expected: Int, actual: Int, atLeast: Bool = false, atMost: Bool = false) {
         self.action = action

@@ -1,0 +1,42 @@
+/// The Herald node's policy settings. Defaults are Herald's (herald.md §1.5) where Herald has one.
+/// All durations are seconds.
+public struct NodeConfiguration: Hashable, Sendable {
+    /// Forget a target not seen for this long (Herald `peripheralCleanInterval`, 30 min).
+    public var peripheralCleanInterval: Double = 30 * 60
+    /// At most this many connections at once, attempts included (Herald `concurrentConnectionQuota`).
+    public var concurrentConnectionQuota: Int = 12
+    /// At most this many connection attempts at once: a controller creates one LE connection at
+    /// a time, and a queued attempt would eat into its own timeout.
+    public var concurrentConnectionAttempts: Int = 1
+    /// Give up a connection attempt after this long (Herald `connectionAttemptTimeout`).
+    public var connectionAttemptTimeout: Double = 12
+    /// Give up a connected session (discover, read, share) after this long; ATT's own
+    /// transaction timeout is 30 s.
+    public var connectionSessionTimeout: Double = 30
+    /// Wait this long before retrying a target after its first failure; the wait doubles with
+    /// each further failure up to `retryBackoffMaximum`.
+    public var retryBackoff: Double = 12
+    public var retryBackoffMaximum: Double = 5 * 60
+    /// After this many failures in a row a target is not connected to again until it is forgotten.
+    public var maximumConnectionFailures: Int = 6
+    /// Read a known payload again after this long; nil never does (Herald
+    /// `payloadDataUpdateTimeInterval`, default never).
+    public var payloadUpdateInterval: Double? = nil
+    /// Connect only to targets heard this recently: a device can only be connected to while it
+    /// advertises.
+    public var connectRecency: Double = 10
+    /// Write the payloads of other iPhones to iPhones, as Herald Android does.
+    public var payloadSharing: Bool = true
+    /// Share only payloads of iPhones seen this recently (Herald `payloadSharingExpiryTimeInterval`).
+    public var payloadSharingExpiry: Double = 5 * 60
+    /// Share with one iPhone at most this often.
+    public var payloadSharingInterval: Double = 15
+    /// Report other venue beacons (payloads 0x30–0x37) as visitors. Off: a neighbouring beacon
+    /// is not a person at the venue.
+    public var recordVenueBeacons: Bool = false
+    /// Measurements kept per target before its payload is known; when full, every other one is
+    /// dropped, so the first and the latest survive.
+    public var maximumBufferedMeasurements: Int = 128
+
+    public init() {}
+}

@@ -1,0 +1,184 @@
+import BLEHost
+
+/// The Herald sensor node's policy: which devices it follows, which it connects to and what it
+/// does on each connection, what it shares, and the ``SensorEvent``s it reports. A value with no
+/// I/O and no clock: the runtime feeds it adverts, signal writes, link outcomes and clock ticks,
+/// and performs the ``NodeAction``s it returns.
+///
+/// Actions are appended to a caller-owned array so that a runtime reusing one array allocates
+/// nothing per advert for them.
+public struct SensorNode: Sendable {
+    public let configuration: NodeConfiguration
+    var table = TargetTable()
+    /// Payloads of confirmed iPhones and when each was last seen: what the node shares.
+    var recentIPhonePayloads: [[UInt8]: Double] = [:]
+    /// Sessions still connecting, and all sessions (connecting included).
+    var attempts = 0
+    var sessions = 0
+    public internal(set) var counters = NodeCounters()
+
+    public init(configuration: NodeConfiguration = NodeConfiguration()) {
+        self.configuration = configuration
+    }
+
+    public var targetCount: Int { table.count }
+
+    public func target(_ id: TargetID) -> Target? { table[id]?.target }
+
+    /// The payload known for a target.
+    public func payload(of id: TargetID) -> SensorPayload? { table[id]?.payload }
+
+    // MARK: Adverts
+
+    /// One classified advertising report.
+    public mutating func advert(_ sighting: AdvertSighting, now: Double, into actions: inout [NodeAction]) {
+        counters.adverts += 1
+        let id: TargetID
+        switch sighting.advertClass {
+        case .ignored(let reason):
+            // A followed device's scan response, or an advert without its usual content, still
+            // measures it; an unknown device costs nothing more.
+            guard let known = table.id(address: sighting.address) else {
+                counters.advertsIgnored += 1
+                if reason == .appleAccessory { counters.appleAccessories += 1 }
+                return
+            }
+            id = known
+        case .herald(let pseudo, _):
+            id = findOrInsert(sighting, pseudo: pseudo, source: .herald, now: now, into: &actions)
+        case .apple:
+            id = findOrInsert(sighting, pseudo: nil, source: .apple, now: now, into: &actions)
+        case .openTrace:
+            id = findOrInsert(sighting, pseudo: nil, source: .openTrace, now: now, into: &actions)
+        case .gaen(let advert):
+            id = findOrInsert(sighting, pseudo: nil, source: .advert, now: now, into: &actions)
+            if !Self.same(table[id]?.payload, kind: .gaen, advert) {
+                learn(SensorPayload(kind: .gaen, bytes: advert.rpi), for: id, now: now, into: &actions)
+            }
+        case .advertProtocol(let data):
+            id = findOrInsert(sighting, pseudo: nil, source: .advert, now: now, into: &actions)
+            if !Self.same(table[id]?.payload, kind: .advert, data) {
+                learn(SensorPayload(kind: .advert, bytes: Array(data)), for: id, now: now, into: &actions)
+            }
+        }
+        table[id]?.lastSeen = now
+        if let connectable = sighting.connectable { table[id]?.connectable = connectable }
+        measure(id, rssi: sighting.rssi, now: now, into: &actions)
+    }
+
+    private mutating func findOrInsert(
+        _ sighting: AdvertSighting, pseudo: PseudoDeviceAddress?, source: TargetRecord.Source, now: Double, into actions: inout [NodeAction]
+    ) -> TargetID {
+        if let id = table.find(address: sighting.address, addressType: sighting.addressType, pseudo: pseudo) {
+            // What a device shows can only make it more certain: an Apple device that shows the
+            // Herald service is Herald; a Herald phone's scan response does not make it "Apple".
+            if let current = table[id]?.source, current < source { table[id]?.source = source }
+            return id
+        }
+        let id = table.insert(address: sighting.address, addressType: sighting.addressType, pseudo: pseudo, source: source, now: now)
+        counters.targetsDetected += 1
+        if let target = table[id]?.target { actions.append(.event(.detect(target, time: now))) }
+        return id
+    }
+
+    private static func same(_ payload: SensorPayload?, kind: SensorPayload.Kind, _ advert: GAENAdvert) -> Bool {
+        guard let payload, payload.kind == kind, payload.bytes.count == 16 else { return false }
+        var high: UInt64 = 0, low: UInt64 = 0
+        for k in 0..<8 { high = high << 8 | UInt64(payload.bytes[k]) }
+        for k in 8..<16 { low = low << 8 | UInt64(payload.bytes[k]) }
+        return high == advert.rpiHigh && low == advert.rpiLow
+    }
+
+    private static func same(_ payload: SensorPayload?, kind: SensorPayload.Kind, _ data: ArraySlice<UInt8>) -> Bool {
+        guard let payload, payload.kind == kind else { return false }
+        return payload.bytes.elementsEqual(data)
+    }
+
+    /// Reports a measurement: with the payload when it is known, otherwise kept for attribution.
+    private mutating func measure(_ id: TargetID, rssi: Int?, now: Double, into actions: inout [NodeAction]) {
+        // The record is changed in place: a copy held across the change would copy its buffer.
+        guard let measured = table[id]?.measure(rssi: rssi, now: now, limit: configuration.maximumBufferedMeasurements) else { return }
+        if measured.isIPhone, let payload = measured.payload { recentIPhonePayloads[payload.bytes] = now }
+        actions.append(.event(.measure(measured.target, rssi: rssi, payload: measured.payload, time: now)))
+    }
+
+    /// A payload became known for a target: report it with the measurements taken before.
+    mutating func learn(_ payload: SensorPayload, for id: TargetID, now: Double, into actions: inout [NodeAction]) {
+        guard let record = table[id] else { return }
+        table[id]?.payloadReadAt = now
+        if record.payload == payload { return }
+        table[id]?.payload = payload
+        let earlier = record.earlier
+        table[id]?.earlier = []
+        if payload.kind == .herald, PayloadFormat(classifying: payload.bytes) == .venueBeacon, !configuration.recordVenueBeacons {
+            if !record.isVenueBeacon { counters.venueBeacons += 1 }
+            table[id]?.isVenueBeacon = true
+            return
+        }
+        table[id]?.isVenueBeacon = false
+        counters.payloadsRead += 1
+        actions.append(.event(.read(record.target, payload: payload, earlier: earlier, time: now)))
+    }
+
+    // MARK: Signal writes
+
+    /// A write to our signal characteristic that decoded; `address` is the writing central.
+    public mutating func signalWrite(
+        _ write: SignalWrite, from address: BluetoothAddress, addressType: AddressType, now: Double, into actions: inout [NodeAction]
+    ) {
+        counters.signalWrites += 1
+        let id: TargetID
+        if let known = table.find(address: address, addressType: addressType, pseudo: nil) {
+            id = known
+        } else {
+            id = table.insert(address: address, addressType: addressType, pseudo: nil, source: .writer, now: now)
+            counters.targetsDetected += 1
+            if let target = table[id]?.target { actions.append(.event(.detect(target, time: now))) }
+        }
+        table[id]?.lastSeen = now
+        // Every write is a sighting of the writer; 0x02 and 0x03 say how strongly it hears us.
+        var rssi: Int? = nil
+        switch write {
+        case .payload(let bytes):
+            if !bytes.isEmpty { learn(SensorPayload(kind: .herald, bytes: bytes), for: id, now: now, into: &actions) }
+        case .rssi(let value):
+            rssi = Int(value)
+        case .payloadSharing(let value, let data):
+            rssi = Int(value)
+            if let target = table[id]?.target {
+                if let parts = SharedPayloads.split(data[...], writerPayloadLength: table[id]?.payload?.bytes.count) {
+                    if !parts.isEmpty {
+                        let payloads = parts.map { SensorPayload(kind: .herald, bytes: Array($0)) }
+                        actions.append(.event(.share(target, payloads: payloads, rssi: rssi, time: now)))
+                    }
+                } else {
+                    counters.sharesUnsplittable += 1
+                }
+            }
+        case .immediate(let data):
+            if let target = table[id]?.target { actions.append(.immediateData(target, data)) }
+        case .wake:
+            break
+        case .unknown:
+            counters.signalWritesUnknown += 1
+        }
+        measure(id, rssi: rssi, now: now, into: &actions)
+    }
+
+    /// A write the runtime answered with ATT error 0x0D (see ``SignalWriteError``).
+    public mutating func signalWriteRejected() {
+        counters.signalWritesRejected += 1
+    }
+
+    // MARK: Bluetooth state
+
+    public mutating func bluetoothState(_ state: BluetoothState, now: Double, into actions: inout [NodeAction]) {
+        if state != .poweredOn {
+            // The controller's links are gone with it; those sessions are nobody's fault.
+            for id in Array(table.ids) where table[id]?.session != nil { table[id]?.session = nil }
+            sessions = 0
+            attempts = 0
+        }
+        actions.append(.event(.bluetoothState(state, time: now)))
+    }
+}

@@ -1,0 +1,103 @@
+import BLEHost
+
+/// Everything the node knows about one target.
+struct TargetRecord: Sendable {
+    /// How the node learns this target's payload.
+    enum Source: Int, Comparable, Sendable {
+        /// Only known from its writes to our signal characteristic.
+        case writer = 0
+        /// Apple manufacturer data: maybe an iPhone running Herald in the background.
+        case apple = 1
+        /// The OpenTrace service in its advert.
+        case openTrace = 2
+        /// The Herald service in its advert.
+        case herald = 3
+        /// Its adverts carry the payload (GAEN, a configured advert protocol).
+        case advert = 4
+
+        static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// A connection the node asked for, by step.
+    enum Phase: Equatable, Sendable {
+        case connecting
+        case discovering
+        case reading
+        case sharing
+        case disconnecting
+    }
+
+    struct Session: Sendable {
+        var phase: Phase
+        /// When the attempt started (for the attempt timeout).
+        var started: Double
+        /// When the link came up (for the session timeout).
+        var connectedAt: Double?
+        /// The session did what it was for (payload read, service absent, share written).
+        var succeeded = false
+    }
+
+    var target: Target
+    var source: Source
+    var firstSeen: Double
+    var lastSeen: Double
+    /// Whether its latest advert accepted connections.
+    var connectable = false
+    var payload: SensorPayload?
+    var payloadReadAt: Double?
+    /// Measurements taken before the payload was known, for attribution once it is.
+    var earlier: [SensorEvent.Measurement] = []
+
+    /// Confirmed by service discovery.
+    var signal: SignalCharacteristicKind?
+    /// Service discovery found no Herald service: never connect again.
+    var notHerald = false
+    /// Its payload is another venue beacon's, which the node does not report.
+    var isVenueBeacon = false
+
+    var session: Session?
+    var failures = 0
+    var nextAttemptAt: Double = 0
+    var lastSharedAt: Double?
+    /// Rotates which payloads a share carries when not all fit in one write.
+    var shareRound = 0
+
+    init(target: Target, source: Source, now: Double) {
+        self.target = target
+        self.source = source
+        self.firstSeen = now
+        self.lastSeen = now
+    }
+
+    var isIPhone: Bool { signal == .ios }
+
+    /// The latest RSSI measured, shared with the payloads (Herald writes the target's RSSI).
+    var lastRSSI: Int?
+
+    /// Takes a measurement: kept for attribution while the payload is unknown. Nil for a target
+    /// the node does not report (another venue beacon).
+    mutating func measure(rssi: Int?, now: Double, limit: Int) -> (target: Target, payload: SensorPayload?, isIPhone: Bool)? {
+        guard !isVenueBeacon else { return nil }
+        if rssi != nil { lastRSSI = rssi }
+        if payload == nil, !notHerald { buffer(SensorEvent.Measurement(time: now, rssi: rssi), limit: limit) }
+        return (target, payload, isIPhone)
+    }
+
+    /// Stores a measurement taken before the payload is known. When the buffer is full every
+    /// other one is dropped: the first (the arrival time) and the latest survive.
+    mutating func buffer(_ measurement: SensorEvent.Measurement, limit: Int) {
+        if earlier.count >= max(limit, 2) {
+            var kept = [SensorEvent.Measurement]()
+            kept.reserveCapacity(earlier.count / 2 + 1)
+            for k in stride(from: 0, to: earlier.count, by: 2) { kept.append(earlier[k]) }
+            earlier = kept
+        }
+        earlier.append(measurement)
+    }
+
+    mutating func recordFailure(now: Double, configuration: NodeConfiguration) {
+        failures += 1
+        let doubling = Double(1 << min(failures - 1, 20))
+        nextAttemptAt = now + min(configuration.retryBackoff * doubling, configuration.retryBackoffMaximum)
+    }
+}

@@ -1,0 +1,507 @@
+import BLEHost
+import Testing
+
+@testable import Herald
+
+/// Drives a ``SensorNode`` through a scripted timeline and keeps what it asked for.
+struct NodeHarness {
+    var node: SensorNode
+    var actions = [NodeAction]()
+
+    init(_ configure: (inout NodeConfiguration) -> Void = { _ in }) {
+        var configuration = NodeConfiguration()
+        configure(&configuration)
+        node = SensorNode(configuration: configuration)
+    }
+
+    static func address(_ n: UInt64) -> BluetoothAddress { BluetoothAddress(rawValue: 0x4000_0000_0000 | n) }
+
+    /// Takes the actions produced since the last call.
+    mutating func take() -> [NodeAction] {
+        defer { actions.removeAll(keepingCapacity: true) }
+        return actions
+    }
+
+    mutating func advert(_ n: UInt64, _ advertClass: AdvertClass, rssi: Int? = -60, connectable: Bool? = true, at now: Double) -> [NodeAction] {
+        node.advert(
+            AdvertSighting(address: Self.address(n), addressType: .random, connectable: connectable, rssi: rssi, advertClass: advertClass),
+            now: now, into: &actions)
+        return take()
+    }
+
+    mutating func tick(_ now: Double) -> [NodeAction] {
+        node.tick(now: now, into: &actions)
+        return take()
+    }
+
+    mutating func link(_ event: LinkEvent, _ id: TargetID, at now: Double) -> [NodeAction] {
+        node.link(event, target: id, now: now, into: &actions)
+        return take()
+    }
+
+    mutating func write(_ write: SignalWrite, from n: UInt64, at now: Double) -> [NodeAction] {
+        node.signalWrite(write, from: Self.address(n), addressType: .random, now: now, into: &actions)
+        return take()
+    }
+
+    /// Runs a whole read: connect (from a tick), connected, discovered, payload read, disconnected.
+    mutating func read(_ id: TargetID, services: DiscoveredServices, payload: [UInt8], at now: Double) -> [NodeAction] {
+        var all = [NodeAction]()
+        all += link(.connected, id, at: now)
+        all += link(.discovered(services), id, at: now)
+        all += link(.payloadRead(payload), id, at: now)
+        all += link(.disconnected, id, at: now)
+        return all
+    }
+}
+
+extension [NodeAction] {
+    var events: [SensorEvent] { compactMap { if case .event(let e) = $0 { return e } else { return nil } } }
+    var connects: [TargetID] { compactMap { if case .connect(let t) = $0 { return t.id } else { return nil } } }
+    var disconnects: [TargetID] { compactMap { if case .disconnect(let t) = $0 { return t.id } else { return nil } } }
+    var reads: [(SensorPayload, [SensorEvent.Measurement])] {
+        events.compactMap { if case .read(_, let p, let earlier, _) = $0 { return (p, earlier) } else { return nil } }
+    }
+    var measures: [(TargetID, Int?, SensorPayload?)] {
+        events.compactMap { if case .measure(let t, let rssi, let p, _) = $0 { return (t.id, rssi, p) } else { return nil } }
+    }
+    var detects: [Target] { events.compactMap { if case .detect(let t, _) = $0 { return t } else { return nil } } }
+}
+
+let pseudoA = PseudoDeviceAddress(int64: 0x0102_0304_0506_0708)
+let androidAdvert = AdvertClass.herald(pseudoAddress: pseudoA, apple: false)
+let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifier: 2), phone3 = TestPayload.make(identifier: 3)
+
+@Suite struct SensorNodeReadTests {
+    @Test func androidPhoneIsDetectedConnectedReadAndMeasured() throws {
+        var h = NodeHarness()
+        let first = h.advert(1, androidAdvert, rssi: -70, at: 0)
+        let target = try #require(first.detects.first)
+        #expect(target.pseudoAddress == pseudoA)
+        #expect(first.measures.count == 1 && first.measures[0].2 == nil)
+
+        #expect(h.advert(1, androidAdvert, rssi: -65, at: 0.5).detects.isEmpty)
+        #expect(h.tick(1) == [.connect(target)])
+        #expect(h.link(.connected, target.id, at: 2) == [.discover(target, openTrace: false)])
+        #expect(h.link(.discovered(.android), target.id, at: 2.1) == [.readPayload(target, .herald)])
+        let read = h.link(.payloadRead(phone1), target.id, at: 2.5)
+        #expect(read.reads.count == 1)
+        #expect(read.reads[0].0 == SensorPayload(kind: .herald, bytes: phone1))
+        // Both measurements taken before the read are handed over for attribution.
+        #expect(read.reads[0].1 == [.init(time: 0, rssi: -70), .init(time: 0.5, rssi: -65)])
+        #expect(read.disconnects == [target.id])
+        #expect(h.link(.disconnected, target.id, at: 2.6).isEmpty)
+
+        let later = h.advert(1, androidAdvert, rssi: -61, at: 3)
+        #expect(later.measures.map(\.2) == [SensorPayload(kind: .herald, bytes: phone1)])
+        #expect(h.tick(4).isEmpty)  // payload known, never re-read by default
+        #expect(h.node.counters.payloadsRead == 1)
+    }
+
+    @Test func pseudoAddressFollowsAnAddressRotation() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        _ = h.tick(0)
+        _ = h.read(target.id, services: .android, payload: phone1, at: 1)
+
+        let rotated = h.advert(2, androidAdvert, at: 100)
+        #expect(rotated.detects.isEmpty)
+        #expect(rotated.measures.count == 1)
+        #expect(rotated.measures[0].0 == target.id)
+        #expect(rotated.measures[0].2?.bytes == phone1)
+        #expect(h.node.target(target.id)?.address == NodeHarness.address(2))
+        #expect(h.tick(101).isEmpty)
+        // The old address no longer leads to the target; a stranger there is someone else.
+        #expect(h.advert(1, .herald(pseudoAddress: nil, apple: false), at: 102).detects.count == 1)
+    }
+
+    @Test func aNewPseudoAddressAtAKnownAddressIsIndexed() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(1, .herald(pseudoAddress: nil, apple: false), at: 0).detects.first)
+        _ = h.advert(1, androidAdvert, at: 1)
+        #expect(h.node.target(target.id)?.pseudoAddress == pseudoA)
+        #expect(h.advert(7, androidAdvert, at: 2).measures.first?.0 == target.id)
+    }
+
+    @Test func backgroundIPhoneIsConfirmedByDiscovery() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(5, .apple, at: 0).detects.first)
+        #expect(h.tick(0).connects == [target.id])
+        let read = h.read(target.id, services: .iPhone, payload: phone2, at: 1)
+        #expect(read.reads.first?.0.bytes == phone2)
+        #expect(h.tick(2).isEmpty)
+    }
+
+    @Test func appleDeviceWithoutHeraldIsLeftAlone() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(5, .apple, at: 0).detects.first)
+        _ = h.tick(0)
+        _ = h.link(.connected, target.id, at: 1)
+        #expect(h.link(.discovered(.none), target.id, at: 1) == [.disconnect(target)])
+        _ = h.link(.disconnected, target.id, at: 1)
+        #expect(h.node.counters.notHerald == 1)
+        for t in stride(from: 2.0, to: 100, by: 5) {
+            _ = h.advert(5, .apple, at: t)
+            #expect(h.tick(t).isEmpty)
+        }
+    }
+
+    @Test func heraldTargetsAreReadBeforeAppleOnes() throws {
+        var h = NodeHarness()
+        let apple = try #require(h.advert(1, .apple, at: 0).detects.first)
+        let herald = try #require(h.advert(2, .herald(pseudoAddress: nil, apple: false), at: 1).detects.first)
+        #expect(h.tick(2).connects == [herald.id])
+        _ = h.read(herald.id, services: .android, payload: phone1, at: 3)
+        #expect(h.tick(4).connects == [apple.id])
+    }
+
+    @Test func rssiBeforeTheReadIsAttributedAndCapped() throws {
+        var h = NodeHarness { $0.maximumBufferedMeasurements = 4 }
+        let target = try #require(h.advert(1, .apple, rssi: -80, at: 0).detects.first)
+        for t in 1...5 { _ = h.advert(1, .apple, rssi: -80 + t, at: Double(t)) }
+        _ = h.tick(6)
+        let read = h.read(target.id, services: .iPhone, payload: phone1, at: 7)
+        // Six measurements into four places: thinned to every other when full, first kept.
+        #expect(read.reads.first?.1.map(\.time) == [0, 2, 4, 5])
+    }
+
+    @Test func unmeasuredRSSIStaysNil() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(1, androidAdvert, rssi: nil, at: 0).detects.first)
+        _ = h.tick(0)
+        let read = h.read(target.id, services: .android, payload: phone1, at: 1)
+        #expect(read.reads.first?.1 == [.init(time: 0, rssi: nil)])
+    }
+
+    @Test func otherVenueBeaconsAreNotReported() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(9, .herald(pseudoAddress: nil, apple: false), at: 0).detects.first)
+        _ = h.tick(0)
+        let beacon = try BeaconPayload(country: 826, state: 4, code: 1, name: "Next door").encoded()
+        let read = h.read(target.id, services: .android, payload: beacon, at: 1)
+        #expect(read.reads.isEmpty)
+        #expect(h.advert(9, .herald(pseudoAddress: nil, apple: false), at: 2).events.isEmpty)
+        #expect(h.tick(3).isEmpty)
+        #expect(h.node.counters.venueBeacons == 1)
+
+        var recording = NodeHarness { $0.recordVenueBeacons = true }
+        let other = try #require(recording.advert(9, .herald(pseudoAddress: nil, apple: false), at: 0).detects.first)
+        _ = recording.tick(0)
+        #expect(recording.read(other.id, services: .android, payload: beacon, at: 1).reads.count == 1)
+    }
+
+    @Test func rereadOnlyWhenConfigured() throws {
+        var h = NodeHarness { $0.payloadUpdateInterval = 60 }
+        let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        _ = h.tick(0)
+        _ = h.read(target.id, services: .android, payload: phone1, at: 1)
+        _ = h.advert(1, androidAdvert, at: 60)
+        #expect(h.tick(60).isEmpty)
+        _ = h.advert(1, androidAdvert, at: 61)
+        #expect(h.tick(61).connects == [target.id])
+        // Same payload again: no new read event.
+        #expect(h.read(target.id, services: .android, payload: phone1, at: 62).reads.isEmpty)
+        _ = h.advert(1, androidAdvert, at: 122)
+        _ = h.tick(122)
+        #expect(h.read(target.id, services: .android, payload: phone2, at: 123).reads.first?.0.bytes == phone2)
+    }
+
+    @Test func gaenPayloadComesFromTheAdvert() throws {
+        let rpi = Hex.decode("8be6cd371c5c891604bfbe49df845096")!, aem = Hex.decode("72033874")!
+        let advert = try GAENAdvert(rpi: rpi, metadata: aem)
+        var h = NodeHarness()
+        let first = h.advert(3, .gaen(advert), rssi: -75, connectable: false, at: 0)
+        #expect(first.detects.count == 1)
+        #expect(first.reads.map(\.0) == [SensorPayload(kind: .gaen, bytes: rpi)])
+        #expect(first.measures.map(\.2) == [SensorPayload(kind: .gaen, bytes: rpi)])
+        let again = h.advert(3, .gaen(advert), rssi: -74, connectable: false, at: 1)
+        #expect(again.reads.isEmpty && again.measures.count == 1)
+        #expect(h.tick(2).isEmpty)
+    }
+
+    @Test func advertProtocolPayload() throws {
+        var h = NodeHarness()
+        let data: [UInt8] = [0xDE, 0xAD, 0xBE, 0xEF]
+        #expect(h.advert(3, .advertProtocol(payload: data[...]), at: 0).reads.map(\.0) == [SensorPayload(kind: .advert, bytes: data)])
+        #expect(h.advert(3, .advertProtocol(payload: data[...]), at: 1).reads.isEmpty)
+    }
+
+    @Test func openTraceIsReadFromItsCharacteristic() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(4, .openTrace, at: 0).detects.first)
+        _ = h.tick(0)
+        #expect(h.link(.connected, target.id, at: 1) == [.discover(target, openTrace: true)])
+        #expect(h.link(.discovered(DiscoveredServices(heraldPayload: false, signal: nil, openTrace: true)), target.id, at: 1) == [.readPayload(target, .openTrace)])
+        #expect(h.link(.payloadRead([0x90, 1, 2]), target.id, at: 2).reads.first?.0 == SensorPayload(kind: .opentrace, bytes: [0x90, 1, 2]))
+    }
+
+    @Test func scanResponsesAndAccessoryMessagesOfKnownTargetsStillMeasure() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(1, .apple, at: 0).detects.first)
+        #expect(h.advert(1, .ignored(.unrelated), connectable: nil, at: 1).measures.first?.0 == target.id)
+        #expect(h.advert(1, .ignored(.appleAccessory), at: 2).measures.first?.0 == target.id)
+        #expect(h.advert(2, .ignored(.appleAccessory), at: 3).isEmpty)
+        #expect(h.advert(3, .ignored(.unrelated), at: 3).isEmpty)
+        #expect(h.node.counters.appleAccessories == 1 && h.node.counters.advertsIgnored == 2)
+    }
+}
+
+@Suite struct SensorNodeConnectionTests {
+    @Test func oneAttemptAtATimeWithinTheQuota() {
+        var h = NodeHarness()
+        for n in 1...20 { _ = h.advert(UInt64(n), .herald(pseudoAddress: nil, apple: false), at: 0) }
+        let first = h.tick(1).connects
+        #expect(first.count == 1)
+        #expect(h.tick(1.5).isEmpty)  // still connecting
+        _ = h.link(.connected, first[0], at: 2)
+        #expect(h.tick(2).connects.count == 1)
+    }
+
+    @Test func quotaLimitsConcurrentSessions() {
+        var h = NodeHarness { $0.concurrentConnectionAttempts = 50 }
+        for n in 1...20 { _ = h.advert(UInt64(n), .herald(pseudoAddress: nil, apple: false), at: 0) }
+        let started = h.tick(1).connects
+        #expect(started.count == 12)
+        for id in started { _ = h.link(.connected, id, at: 2) }
+        #expect(h.tick(2).isEmpty)
+        _ = h.link(.discovered(.android), started[0], at: 3)
+        _ = h.link(.payloadRead(phone1), started[0], at: 3)
+        #expect(h.tick(3).isEmpty)  // disconnecting still holds the slot
+        _ = h.link(.disconnected, started[0], at: 4)
+        #expect(h.tick(4).connects.count == 1)
+    }
+
+    @Test func attemptTimeoutBacksOffThenGivesUp() throws {
+        var h = NodeHarness { $0.maximumConnectionFailures = 3 }
+        let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        #expect(h.tick(0).connects == [target.id])
+        _ = h.advert(1, androidAdvert, at: 11)
+        #expect(h.tick(11.9).isEmpty)
+        #expect(h.tick(12) == [.disconnect(target)])  // 12 s attempt timeout
+        #expect(h.node.counters.connectionTimeouts == 1)
+        // A late report for the abandoned attempt is ignored.
+        #expect(h.link(.connected, target.id, at: 12.5).isEmpty)
+        #expect(h.node.counters.staleLinkEvents == 1)
+
+        // Backoff 12 s after the first failure, 24 s after the second, then no more.
+        var connects = [Double]()
+        for t in stride(from: 12.0, through: 200, by: 1) {
+            _ = h.advert(1, androidAdvert, at: t)
+            if !h.tick(t).connects.isEmpty {
+                connects.append(t)
+                _ = h.link(.connectFailed, target.id, at: t)
+            }
+        }
+        #expect(connects == [24, 48])
+    }
+
+    @Test func sessionTimeout() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        _ = h.tick(0)
+        _ = h.link(.connected, target.id, at: 1)
+        #expect(h.tick(30.9).isEmpty)
+        #expect(h.tick(31) == [.disconnect(target)])
+        #expect(h.node.counters.connectionFailures == 1)
+    }
+
+    @Test func onlyRecentlySeenConnectableTargets() {
+        var h = NodeHarness()
+        _ = h.advert(1, androidAdvert, connectable: false, at: 0)
+        #expect(h.tick(0).isEmpty)
+        _ = h.advert(1, androidAdvert, connectable: nil, at: 1)  // a scan response keeps "not connectable"
+        #expect(h.tick(1).isEmpty)
+        _ = h.advert(1, androidAdvert, connectable: true, at: 2)
+        #expect(h.tick(12.5).isEmpty)  // heard 10.5 s ago
+        _ = h.advert(1, androidAdvert, at: 13)
+        #expect(h.tick(13).connects.count == 1)
+    }
+
+    @Test func failedReadsBackOff() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        _ = h.tick(0)
+        _ = h.link(.connected, target.id, at: 1)
+        _ = h.link(.discovered(.android), target.id, at: 1)
+        #expect(h.link(.readFailed, target.id, at: 2) == [.disconnect(target)])
+        _ = h.link(.disconnected, target.id, at: 2)
+        _ = h.advert(1, androidAdvert, at: 13)
+        #expect(h.tick(13).isEmpty)
+        _ = h.advert(1, androidAdvert, at: 14)
+        #expect(h.tick(14).connects.count == 1)
+    }
+
+    @Test func forgetsTargetsUnseenForTheCleanInterval() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(1, .gaen(try GAENAdvert(serviceData: [UInt8](repeating: 1, count: 20)[...])), at: 0).detects.first)
+        _ = h.tick(1799)
+        #expect(h.node.targetCount == 1)
+        _ = h.tick(1800)
+        #expect(h.node.targetCount == 0)
+        #expect(h.node.target(target.id) == nil)
+        #expect(h.advert(1, .gaen(try GAENAdvert(serviceData: [UInt8](repeating: 1, count: 20)[...])), at: 1801).detects.count == 1)
+        #expect(h.node.counters.targetsForgotten == 1)
+    }
+
+    @Test func bluetoothLossDropsSessionsWithoutBlame() throws {
+        var h = NodeHarness()
+        let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        _ = h.tick(0)
+        var actions = [NodeAction]()
+        h.node.bluetoothState(.unavailable, now: 1, into: &actions)
+        #expect(actions == [.event(.bluetoothState(.unavailable, time: 1))])
+        _ = h.advert(1, androidAdvert, at: 2)
+        #expect(h.tick(2).connects == [target.id])
+    }
+}
+
+@Suite struct SensorNodeSignalWriteTests {
+    @Test func aPhoneThatOnlyWritesIsRecorded() throws {
+        var h = NodeHarness()
+        let first = h.write(.payload(phone1), from: 7, at: 0)
+        let target = try #require(first.detects.first)
+        #expect(first.reads.map(\.0) == [SensorPayload(kind: .herald, bytes: phone1)])
+        #expect(first.reads.first?.1 == [])
+        #expect(first.measures.map(\.2) == [SensorPayload(kind: .herald, bytes: phone1)])
+
+        let rssi = h.write(.rssi(-58), from: 7, at: 1)
+        #expect(rssi.measures.count == 1)
+        #expect(rssi.measures[0].0 == target.id && rssi.measures[0].1 == -58)
+        #expect(rssi.measures[0].2?.bytes == phone1)
+        #expect(h.tick(2).isEmpty)  // a writer is never connected to
+    }
+
+    @Test func rssiWrittenBeforeThePayloadIsAttributed() throws {
+        var h = NodeHarness()
+        _ = h.write(.rssi(-70), from: 7, at: 0)
+        _ = h.write(.wake, from: 7, at: 1)
+        let read = h.write(.payload(phone1), from: 7, at: 2)
+        #expect(read.reads.first?.1 == [.init(time: 0, rssi: -70), .init(time: 1, rssi: nil)])
+    }
+
+    @Test func payloadSharingIsSplitByTheWritersLength() throws {
+        var h = NodeHarness()
+        _ = h.write(.payload(phone1), from: 7, at: 0)
+        let share = h.write(.payloadSharing(rssi: -66, payloads: phone2 + phone3), from: 7, at: 1)
+        let shared = share.events.compactMap { event -> [SensorPayload]? in
+            if case .share(_, let payloads, let rssi, _) = event, rssi == -66 { return payloads } else { return nil }
+        }
+        #expect(shared == [[SensorPayload(kind: .herald, bytes: phone2), SensorPayload(kind: .herald, bytes: phone3)]])
+        #expect(share.measures.first?.1 == -66)
+
+        _ = h.write(.payloadSharing(rssi: -66, payloads: [0x30, 1, 2, 3, 4]), from: 8, at: 2)
+        #expect(h.node.counters.sharesUnsplittable == 1)
+    }
+
+    @Test func immediateUnknownAndRejectedWrites() {
+        var h = NodeHarness()
+        let immediate = h.write(.immediate([0x68, 0x69]), from: 7, at: 0)
+        #expect(immediate.contains { $0 == .immediateData(immediate.detects[0], [0x68, 0x69]) })
+        _ = h.write(.unknown(action: SignalAction(rawValue: 9), data: []), from: 7, at: 1)
+        h.node.signalWriteRejected()
+        #expect(h.node.counters.signalWrites == 2)
+        #expect(h.node.counters.signalWritesUnknown == 1)
+        #expect(h.node.counters.signalWritesRejected == 1)
+    }
+
+    @Test func aWriterSeenAdvertisingLaterIsTheSameTarget() throws {
+        var h = NodeHarness()
+        let target = try #require(h.write(.payload(phone1), from: 7, at: 0).detects.first)
+        let advert = h.advert(7, .herald(pseudoAddress: nil, apple: false), at: 1)
+        #expect(advert.detects.isEmpty)
+        #expect(advert.measures.first?.0 == target.id)
+        #expect(h.tick(1).isEmpty)  // payload already known
+    }
+}
+
+@Suite struct PayloadSharingTests {
+    /// Two iPhones read and confirmed, seen at `now`.
+    func twoIPhones(_ h: inout NodeHarness) throws -> (Target, Target) {
+        let a = try #require(h.advert(1, .apple, at: 0).detects.first)
+        _ = h.tick(0)
+        _ = h.read(a.id, services: .iPhone, payload: phone1, at: 1)
+        let b = try #require(h.advert(2, .apple, at: 1).detects.first)
+        _ = h.tick(1)
+        _ = h.read(b.id, services: .iPhone, payload: phone2, at: 2)
+        return (a, b)
+    }
+
+    @Test func sharesOtherIPhonesPayloadsAtMostEvery15Seconds() throws {
+        var h = NodeHarness()
+        let (a, b) = try twoIPhones(&h)
+        _ = h.advert(1, .apple, rssi: -55, at: 3)
+        _ = h.advert(2, .apple, at: 3)
+        let connects = h.tick(3).connects
+        #expect(connects == [a.id])
+        _ = h.link(.connected, a.id, at: 4)
+        // A's payload is known: straight from discovery to the share, with A's RSSI.
+        #expect(h.link(.discovered(.iPhone), a.id, at: 4) == [.writeSignal(a, .payloadSharing(rssi: -55, payloads: phone2))])
+        #expect(h.link(.signalWritten, a.id, at: 5) == [.disconnect(a)])
+        _ = h.link(.disconnected, a.id, at: 5)
+        #expect(h.tick(5).connects == [b.id])
+        _ = h.link(.connected, b.id, at: 6)
+        #expect(h.link(.discovered(.iPhone), b.id, at: 6) == [.writeSignal(b, .payloadSharing(rssi: -60, payloads: phone1))])
+        _ = h.link(.signalWritten, b.id, at: 6)
+        _ = h.link(.disconnected, b.id, at: 6)
+
+        _ = h.advert(1, .apple, at: 19)
+        _ = h.advert(2, .apple, at: 19)
+        #expect(h.tick(19).isEmpty)  // A was shared with at 5
+        _ = h.advert(1, .apple, at: 20)
+        _ = h.advert(2, .apple, at: 20)
+        #expect(h.tick(20).connects == [a.id])
+        #expect(h.node.counters.sharesWritten == 2)
+    }
+
+    @Test func onlyPayloadsSeenWithinTheExpiry() throws {
+        var h = NodeHarness()
+        let (a, _) = try twoIPhones(&h)
+        // B is not seen again; A keeps advertising past the 5 minute expiry.
+        _ = h.advert(1, .apple, at: 302)
+        #expect(h.tick(302).isEmpty)
+        #expect(h.node.sharingData(for: try #require(h.node.table[a.id]), now: 302) == nil)
+    }
+
+    @Test func androidPhonesAndMismatchedLengthsAreNotShared() throws {
+        var h = NodeHarness()
+        let a = try #require(h.advert(1, .apple, at: 0).detects.first)
+        _ = h.tick(0)
+        _ = h.read(a.id, services: .iPhone, payload: phone1, at: 1)
+        let android = try #require(h.advert(2, androidAdvert, at: 1).detects.first)
+        _ = h.tick(1)
+        _ = h.read(android.id, services: .android, payload: phone2, at: 2)
+        let c = try #require(h.advert(3, .apple, at: 2).detects.first)
+        _ = h.tick(2)
+        _ = h.read(c.id, services: .iPhone, payload: [0x10] + [UInt8](repeating: 3, count: 20), at: 3)
+        for n: UInt64 in 1...3 { _ = h.advert(n, n == 2 ? androidAdvert : .apple, at: 4) }
+        #expect(h.tick(4).isEmpty)
+    }
+
+    @Test func sharingOff() throws {
+        var h = NodeHarness { $0.payloadSharing = false }
+        _ = try twoIPhones(&h)
+        _ = h.advert(1, .apple, at: 3)
+        _ = h.advert(2, .apple, at: 3)
+        #expect(h.tick(3).isEmpty)
+    }
+
+    @Test func manyPayloadsRotateThroughWrites() throws {
+        var h = NodeHarness()
+        var ids = [TargetID]()
+        for n: UInt64 in 1...6 {
+            let t = try #require(h.advert(n, .apple, at: Double(n)).detects.first)
+            _ = h.tick(Double(n))
+            _ = h.read(t.id, services: .iPhone, payload: TestPayload.make(identifier: Int32(n)), at: Double(n))
+            ids.append(t.id)
+        }
+        for n: UInt64 in 1...6 { _ = h.advert(n, .apple, at: 10) }
+        let first = try #require(h.node.table[ids[0]])
+        let window1 = try #require(h.node.sharingData(for: first, now: 10))
+        #expect(window1.count == 3 * 129)  // three 129-byte payloads fit in one write
+        var rotated = first
+        rotated.shareRound = 1
+        let window2 = try #require(h.node.sharingData(for: rotated, now: 10))
+        let seen = Set(SharedPayloads.split((window1 + window2)[...], payloadLength: 129).map { TestPayload.identifier(of: $0) })
+        #expect(seen == [2, 3, 4, 5, 6])
+    }
+}
