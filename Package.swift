@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "Herald", dependencies: ["BLEHost"]),
         .target(name: "VenueDiary", dependencies: [grdb]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", logging, toml]),
-        .executableTarget(name: "venue-beacon", dependencies: ["Appliance", argumentParser, logging]),
+        .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", argumentParser, logging]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),

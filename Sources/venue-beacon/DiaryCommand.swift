@@ -1,0 +1,114 @@
+import Appliance
+import ArgumentParser
+import Foundation
+import VenueDiary
+
+struct DiaryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diary",
+        abstract: "Look after the venue diary (the SQLite file named by [diary] path).",
+        subcommands: [Replay.self, Stats.self, Purge.self])
+
+    struct Replay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Feed a sightings file through the presence tracker into the diary.",
+            discussion: """
+                The file is CSV with the header time,kind,payload,rssi: time as Unix seconds (a \
+                fraction allowed) or ISO-8601; kind one of herald, gaen, opentrace, advert; payload \
+                in hex; rssi in dBm. Sightings go through the same tracker and batched writer as \
+                the live service, with the [diary] limits of the config file; at the end of the \
+                file every visit is closed at its last sighting. The whole file is checked first: \
+                a malformed row is reported with its line number and nothing is written (exit 65). \
+                Replaying the same file again does not duplicate visits.
+                """)
+
+        @OptionGroup var options: ConfigOptions
+        @Argument(help: ArgumentHelp("The sightings CSV file.", valueName: "file")) var file: String
+
+        func run() throws {
+            let settings = try options.load()
+            try reportingFailures {
+                guard let bytes = FileManager.default.contents(atPath: file) else {
+                    throw CLIFailure(message: "\(file): cannot read the sightings file", status: ExitStatus.noInput)
+                }
+                let sightings: [Sighting]
+                do {
+                    sightings = try SightingsCSV.parse(Array(bytes))
+                } catch let error as SightingsCSVError {
+                    throw CLIFailure(message: "\(file): \(error.description); nothing was written", status: ExitStatus.dataError)
+                }
+                let store = try DiaryStore(path: settings.diary.path)
+                let summary = try DiaryReplay.replay(sightings, into: store, settings: settings.diarySettings)
+                var lines = [
+                    "replayed \(summary.sightings) sightings from \(file) into \(settings.diary.path)",
+                    "visits: \(summary.visits) checked in, \(summary.walkPasts) walk-pasts not recorded",
+                ]
+                if summary.ignoredWeak > 0 {
+                    lines.append("ignored: \(summary.ignoredWeak) sightings weaker than min_rssi")
+                }
+                if settings.diary.recordingDays == 0 {
+                    lines.append("nothing written: recording_days = 0")
+                }
+                Console.out(lines.joined(separator: "\n"))
+            }
+        }
+    }
+
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show how many visits the diary holds, how many are open, its time span and size.")
+
+        @OptionGroup var options: ConfigOptions
+        @Flag(name: .long, help: "Print one JSON object.") var json = false
+
+        func run() throws {
+            let settings = try options.load()
+            try reportingFailures {
+                let stats = try DiaryStore(path: settings.diary.path, readOnly: true).stats()
+                let oldest = stats.oldestCheckIn.map(TimeText.iso8601)
+                let newest = stats.newestCheckOut.map(TimeText.iso8601)
+                if json {
+                    func q(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "null" }
+                    Console.out(
+                        "{\"path\": \"\(settings.diary.path)\", \"visits\": \(stats.visits), \"open_visits\": \(stats.openVisits), "
+                            + "\"oldest_check_in\": \(q(oldest)), \"newest_check_out\": \(q(newest)), \"file_bytes\": \(stats.fileBytes)}")
+                } else {
+                    Console.out("""
+                        diary:            \(settings.diary.path)
+                        visits:           \(stats.visits)
+                        open visits:      \(stats.openVisits)
+                        oldest check-in:  \(oldest ?? "-")
+                        newest check-out: \(newest ?? "-")
+                        file size:        \(stats.fileBytes) bytes
+                        """)
+                }
+            }
+        }
+    }
+
+    struct Purge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete visits older than recording_days (the service also does this at start and hourly).",
+            discussion: """
+                Deletes visits whose check-out is more than recording_days before now. With \
+                recording_days = 0 every visit is deleted; with "forever" nothing is. Deleted rows \
+                are overwritten in the file (secure_delete).
+                """)
+
+        @OptionGroup var options: ConfigOptions
+        @OptionGroup var now: NowOption
+
+        func run() throws {
+            let settings = try options.load()
+            try reportingFailures {
+                guard let days = settings.diary.recordingDays else {
+                    Console.out("nothing purged: recording_days is \"forever\"")
+                    return
+                }
+                let store = try DiaryStore(path: settings.diary.path)
+                let deleted = try store.purge(now: now.time, recordingDays: days)
+                Console.out("purged \(deleted) visits with check-out before \(TimeText.iso8601(now.time - Double(days) * 86_400))")
+            }
+        }
+    }
+}

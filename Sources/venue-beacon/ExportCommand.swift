@@ -1,0 +1,71 @@
+import Appliance
+import ArgumentParser
+import Foundation
+import VenueDiary
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export the diary's share window as CSV or JSON, for contact tracers.",
+        discussion: """
+            Exports the visits overlapping [now - share_days, now] (every visit for share_days = \
+            "all"; refused for share_days = 0). CSV columns: visit_id, kind, payload (hex), \
+            check_in, check_out (UTC ISO-8601; check_out empty while the visit is open), \
+            duration_seconds, samples, rssi_max, rssi_mean. JSON adds the venue and the window.
+            """)
+
+    @OptionGroup var options: ConfigOptions
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Days to share instead of share_days, or \"all\".", valueName: "days"))
+    var days: String?
+    @Option(name: .long, help: "csv or json.") var format: DiaryExport.Format = .csv
+    @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output (- for standard output).", valueName: "path"))
+    var output: String = "-"
+    @OptionGroup var now: NowOption
+
+    func validate() throws {
+        if let days, days != "all", Int(days).map({ $0 >= 0 }) != true {
+            throw ValidationError("--days \(days): expected a whole number of days ≥ 0, or all")
+        }
+    }
+
+    var shareWindow: ShareWindow? {
+        guard let days else { return nil }
+        return days == "all" ? .all : .days(Int(days) ?? 0)
+    }
+
+    func run() throws {
+        let settings = try options.load()
+        try reportingFailures {
+            let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
+            let store = try DiaryStore(path: settings.diary.path, readOnly: true)
+            if output == "-" {
+                try DiaryExport.export(
+                    format, from: store, window: window, venue: settings.venueIdentity, generatedAt: now.time,
+                    to: FileHandle.standardOutput)
+            } else {
+                let temporary = output + ".partial"
+                guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
+                    throw CLIFailure(message: "\(output): cannot create the file", status: ExitStatus.cannotCreate)
+                }
+                do {
+                    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+                    let count = try DiaryExport.export(
+                        format, from: store, window: window, venue: settings.venueIdentity, generatedAt: now.time, to: handle)
+                    try handle.synchronize()
+                    try handle.close()
+                    guard rename(temporary, output) == 0 else {
+                        throw CLIFailure(message: "\(output): cannot write the file: \(String(cString: strerror(errno)))", status: ExitStatus.cannotCreate)
+                    }
+                    Console.error("exported \(count) visits to \(output)")
+                } catch {
+                    try? FileManager.default.removeItem(atPath: temporary)
+                    throw error
+                }
+            }
+        }
+    }
+}
+
+extension DiaryExport.Format: ExpressibleByArgument {}
