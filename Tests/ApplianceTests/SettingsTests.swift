@@ -75,7 +75,7 @@ import Testing
     @Test func unknownSectionAndTopLevelKey() {
         let p = problems("colour = \"blue\"\n" + Self.minimal + "\n[extras]\nx = 1\n")
         #expect(p.map(\.key) == ["colour", "[extras]"])
-        #expect(p.first?.description == "test.toml: colour = \"blue\": unknown key; the file has sections [venue], [diary], [export], [bluetooth], [gpio], [logging]")
+        #expect(p.first?.description == "test.toml: colour = \"blue\": unknown key; the file has sections [venue], [diary], [export], [bluetooth], [gpio], [logging], [schedule]")
     }
 
     @Test func wrongTypeNamesKeyValueAndAllowed() {
@@ -212,5 +212,16 @@ import Testing
         #expect(Settings.resolvePath(explicit: "/a.toml", environment: ["VENUE_BEACON_CONFIG": "/b.toml"]) == "/a.toml")
         #expect(Settings.resolvePath(explicit: nil, environment: ["VENUE_BEACON_CONFIG": "/b.toml"]) == "/b.toml")
         #expect(Settings.resolvePath(explicit: nil, environment: [:]) == "/etc/venue-beacon/venue-beacon.toml")
+    }
+
+    @Test func exportDeliveryKeys() throws {
+        let s = try Settings.parse(Self.minimal, file: "t")
+        #expect(s.export.outbox == "/var/lib/venue-beacon/outbox")
+        #expect(s.export.requireMount)
+        #expect(s.export.retrySeconds == 60)
+        #expect(s.export.retryMaxSeconds == 3600)
+        let p = problems(Self.minimal + "\n[export]\noutbox = \"outbox\"\nretry_seconds = 600\nretry_max_seconds = 60\nrequire_mount = 1\n")
+        #expect(p.map(\.key) == ["export.require_mount", "export.outbox", "export.retry_max_seconds"])
+        #expect(p.last?.problem == "must be at least retry_seconds (600)")
     }
 }

@@ -40,6 +40,9 @@ struct ConfigSection {
 
     func path(_ key: String) -> String { "\(name).\(key)" }
 
+    /// Whether the file has this section at all (optional sections such as `[schedule]`).
+    var isPresent: Bool { table != nil }
+
     private mutating func raw(_ key: String) -> TOMLValueConvertible? {
         known.append(key)
         return table?[key]

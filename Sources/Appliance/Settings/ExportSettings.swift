@@ -10,8 +10,18 @@ public struct ExportSettings: Sendable, Equatable {
     public var sendmail: String
     /// A directory (a USB stick mount) that exports can be written to.
     public var directory: String?
+    /// Refuse a `directory` that is not a mount point: with the USB stick unplugged, the empty
+    /// mount directory on the SD card would otherwise silently receive the export.
+    public var requireMount: Bool
+    /// Where emails wait until sendmail has accepted them (in the service's state directory).
+    public var outbox: String
+    /// Seconds before the first retry of a failed hand-off; each further failure doubles it.
+    public var retrySeconds: Int
+    /// The longest wait between retries.
+    public var retryMaxSeconds: Int
 
     public static let defaultSendmail = "/usr/sbin/sendmail"
+    public static let defaultOutbox = "/var/lib/venue-beacon/outbox"
     static var defaultFrom: String { "venue-beacon@\(ProcessInfo.processInfo.hostName)" }
 
     /// The addresses in `email`.
@@ -36,8 +46,17 @@ public struct ExportSettings: Sendable, Equatable {
         let from = s.string("from", default: defaultFrom) { isAddress($0) ? nil : "must be an email address such as \"venue@example.org\"" } ?? defaultFrom
         let sendmail = s.string("sendmail", default: defaultSendmail) { $0.hasPrefix("/") ? nil : "must be an absolute path such as \"/usr/sbin/sendmail\"" } ?? defaultSendmail
         let directory = s.string("directory", default: nil) { $0.hasPrefix("/") ? nil : "must be an absolute path such as \"/media/usb\"" }
+        let requireMount = s.bool("require_mount", default: true)
+        let outbox = s.string("outbox", default: defaultOutbox) { $0.hasPrefix("/") ? nil : "must be an absolute path such as \"\(defaultOutbox)\"" } ?? defaultOutbox
+        let retry = s.int("retry_seconds", default: 60, range: 1...86_400, unit: "seconds") ?? 60
+        let retryMax = s.int("retry_max_seconds", default: 3600, range: 1...86_400, unit: "seconds") ?? 3600
+        if retryMax < retry {
+            s.report("retry_max_seconds", value: String(retryMax), problem: "must be at least retry_seconds (\(retry))")
+        }
         s.finish()
-        return ExportSettings(email: email.trimmingCharacters(in: .whitespaces), from: from, sendmail: sendmail, directory: directory)
+        return ExportSettings(
+            email: email.trimmingCharacters(in: .whitespaces), from: from, sendmail: sendmail, directory: directory,
+            requireMount: requireMount, outbox: outbox, retrySeconds: retry, retryMaxSeconds: max(retry, retryMax))
     }
 
     var toml: String {
@@ -46,6 +65,10 @@ public struct ExportSettings: Sendable, Equatable {
             ("from", TOMLText.quote(from), ""),
             ("sendmail", TOMLText.quote(sendmail), ""),
             ("directory", directory.map(TOMLText.quote), "exports cannot be delivered to a directory"),
+            ("require_mount", String(requireMount), ""),
+            ("outbox", TOMLText.quote(outbox), ""),
+            ("retry_seconds", String(retrySeconds), ""),
+            ("retry_max_seconds", String(retryMaxSeconds), ""),
         ])
     }
 }

@@ -14,12 +14,14 @@ public struct Settings: Sendable, Equatable {
     public var bluetooth: BluetoothSettings
     public var gpio: GPIOSettings
     public var logging: LoggingSettings
+    /// Opening hours; nil = open around the clock.
+    public var schedule: Schedule?
 
     public static let defaultPath = "/etc/venue-beacon/venue-beacon.toml"
     public static let environmentVariable = "VENUE_BEACON_CONFIG"
 
     /// The sections a config file may have.
-    static let sections = ["venue", "diary", "export", "bluetooth", "gpio", "logging"]
+    static let sections = ["venue", "diary", "export", "bluetooth", "gpio", "logging", "schedule"]
 
     /// The config path to use: an explicit `--config`, else `$VENUE_BEACON_CONFIG`, else the default.
     public static func resolvePath(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -73,16 +75,18 @@ public struct Settings: Sendable, Equatable {
         let bluetooth = BluetoothSettings.read(ConfigSection("bluetooth", in: root, problems: problems))
         let gpio = GPIOSettings.read(ConfigSection("gpio", in: root, problems: problems))
         let logging = LoggingSettings.read(ConfigSection("logging", in: root, problems: problems))
+        let schedule = ScheduleSettings.read(ConfigSection("schedule", in: root, problems: problems))
 
         guard problems.list.isEmpty, let venue else {
             throw ConfigError(problems.list)
         }
-        return Settings(venue: venue, diary: diary, export: export, bluetooth: bluetooth, gpio: gpio, logging: logging)
+        return Settings(
+            venue: venue, diary: diary, export: export, bluetooth: bluetooth, gpio: gpio, logging: logging, schedule: schedule)
     }
 
     /// The effective settings, defaults included, as a TOML file that would load to the same values.
     public var effectiveTOML: String {
-        [venue.toml, diary.toml, export.toml, bluetooth.toml, gpio.toml, logging.toml].joined(separator: "\n")
+        [venue.toml, diary.toml, export.toml, bluetooth.toml, gpio.toml, logging.toml, ScheduleSettings.toml(schedule)].joined(separator: "\n")
     }
 }
 
