@@ -1,0 +1,106 @@
+import BLEHost
+import Foundation
+
+/// Where an export goes.
+public enum DeliveryTarget: String, Sendable, CaseIterable, Equatable {
+    /// To `export.email` through sendmail, via the outbox.
+    case email
+    /// Into `export.directory` (a USB stick).
+    case directory
+}
+
+/// What became of one delivery, in words for the CLI and the log.
+public enum DeliveryResult: Sendable, Equatable, CustomStringConvertible {
+    /// Done: emailed (accepted by sendmail) or written.
+    case delivered(String)
+    /// The email waits in the outbox and will be retried.
+    case queued(String)
+    /// Not delivered and not queued: a configuration or directory problem to fix.
+    case failed(String)
+
+    public var delivered: Bool { if case .delivered = self { return true } else { return false } }
+
+    public var description: String {
+        switch self {
+        case .delivered(let text), .queued(let text), .failed(let text): return text
+        }
+    }
+}
+
+/// The one delivery path, shared by `venue-beacon export --deliver`, the GPIO button and the
+/// service's outbox retries.
+public final class ExportDelivery: Sendable {
+    public let settings: ExportSettings
+    public let outbox: Outbox
+    private let timeZone: TimeZone
+
+    /// `transport` defaults to the configured sendmail; tests may pass another.
+    public init(settings: ExportSettings, transport: (any MailTransport)? = nil, timeZone: TimeZone = .current) {
+        self.settings = settings
+        self.timeZone = timeZone
+        self.outbox = Outbox(
+            directory: settings.outbox, transport: transport ?? SendmailTransport(program: settings.sendmail),
+            policy: RetryPolicy(first: TimeInterval(settings.retrySeconds), maximum: TimeInterval(settings.retryMaxSeconds)))
+    }
+
+    /// The targets the config enables: what the button delivers to.
+    public var configuredTargets: [DeliveryTarget] {
+        var targets: [DeliveryTarget] = []
+        if !settings.recipients.isEmpty { targets.append(.email) }
+        if settings.directory != nil { targets.append(.directory) }
+        return targets
+    }
+
+    public func deliver(_ document: ExportDocument, to target: DeliveryTarget, now: Date) async -> DeliveryResult {
+        switch target {
+        case .email: return await email(document, now: now)
+        case .directory: return await writeToDirectory(document)
+        }
+    }
+
+    /// Retries queued emails that are due. The service calls this periodically.
+    public func retryDue(now: Date) async -> RetryReport {
+        await outbox.retryDue(now: now)
+    }
+
+    private func email(_ document: ExportDocument, now: Date) async -> DeliveryResult {
+        let recipients = settings.recipients
+        guard !recipients.isEmpty else {
+            return .failed("no email address is configured: set export.email to the contact tracers' address")
+        }
+        let messageID = ExportEmail.newMessageID(for: document, from: settings.from)
+        // "=_" cannot occur in base64 or quoted-printable text, so the boundary never collides.
+        let boundary = "=_venue-beacon_" + Hex.encode((0..<12).map { _ in UInt8.random(in: 0...255) })
+        let email = ExportEmail(
+            document: document, from: settings.from, to: recipients, date: now, timeZone: timeZone, messageID: messageID,
+            boundary: boundary)
+        let to = recipients.joined(separator: ", ")
+        switch await outbox.send(email, now: now) {
+        case .delivered(let id):
+            return .delivered("emailed \(document.fileName) (\(document.visits) visits) to \(to), Message-ID \(id)")
+        case .queued(let id, let reason, let next):
+            return .queued(
+                "the email to \(to) was not accepted (\(reason)); it is kept in the outbox \(settings.outbox) "
+                    + "as \(id) and retried from \(UTCDate.readable(next)) until delivered")
+        case .notStored(let reason):
+            return .failed(reason)
+        }
+    }
+
+    private func writeToDirectory(_ document: ExportDocument) async -> DeliveryResult {
+        guard let directory = settings.directory else { return .failed(DirectoryDeliveryError.notConfigured.description) }
+        let writer = DirectoryDelivery(directory: directory, requireMount: settings.requireMount)
+        let csv = document.csv, name = document.fileName, visits = document.visits
+        return await withCheckedContinuation { continuation in
+            // fsync on a USB stick blocks for a while: a queue of its own, not the shared pool.
+            DispatchQueue(label: "venue-beacon.directory-delivery").async {
+                do throws(DirectoryDeliveryError) {
+                    let path = try writer.write(csv, named: name)
+                    continuation.resume(returning: .delivered("wrote \(path) (\(visits) visits)"))
+                } catch {
+                    continuation.resume(returning: .failed(error.description))
+                }
+            }
+        }
+    }
+}

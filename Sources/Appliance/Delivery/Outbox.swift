@@ -1,0 +1,253 @@
+import Foundation
+import Glibc
+
+/// How long to wait before retrying a failed hand-off: `first`, doubling per failure, at most `maximum`.
+public struct RetryPolicy: Sendable, Equatable {
+    public var first: TimeInterval
+    public var maximum: TimeInterval
+
+    public init(first: TimeInterval, maximum: TimeInterval) {
+        self.first = first
+        self.maximum = maximum
+    }
+
+    public func delay(afterFailures failures: Int) -> TimeInterval {
+        let doublings = min(max(failures - 1, 0), 40)
+        return min(first * pow(2, Double(doublings)), maximum)
+    }
+}
+
+/// One message waiting in the outbox.
+public struct OutboxEntry: Sendable, Equatable {
+    /// The file name without extension, oldest first when sorted.
+    public var id: String
+    public var messageID: String
+    public var attempts: Int
+    public var nextAttempt: Date
+    public var lastError: String?
+}
+
+/// What happened to an email handed to the outbox.
+public enum EmailOutcome: Sendable, Equatable {
+    /// sendmail accepted it; it has left the outbox.
+    case delivered(messageID: String)
+    /// sendmail did not take it; it waits in the outbox for `nextAttempt`.
+    case queued(messageID: String, reason: String, nextAttempt: Date)
+    /// It could not even be stored in the outbox (nothing was handed off).
+    case notStored(reason: String)
+}
+
+/// What one retry pass did.
+public struct RetryReport: Sendable, Equatable {
+    public var delivered: [String] = []
+    public var failed: [OutboxEntry] = []
+    /// Messages still waiting after the pass.
+    public var waiting: Int = 0
+    /// When the earliest waiting message is due.
+    public var nextDue: Date?
+    /// A problem with the outbox itself (it could not be read).
+    public var problem: String?
+}
+
+/// Emails that have not yet been accepted by sendmail, as files in a directory.
+///
+/// Every message is stored (written atomically) *before* its first hand-off and removed only
+/// after sendmail accepted it, so a failed hand-off, a crash or a power cut loses nothing; the
+/// stored bytes never change, so the Message-ID is the same on every attempt. A crash in the
+/// short window after sendmail accepted a message but before the file was removed makes the
+/// next pass hand it off again: the choice is at-least-once, because a lost export is worse
+/// for contact tracing than a duplicate, and the duplicate carries the same Message-ID, which
+/// mail systems and readers use to recognise it.
+///
+/// Layout: `ID.eml` (the message, immutable), `ID.state` (JSON: attempts, next attempt, last
+/// error; absent = never tried), `.lock` (flock: one process at a time hands off, so the
+/// service and `venue-beacon outbox retry` never send the same message twice).
+public final class Outbox: Sendable {
+    public let directory: String
+    public let transport: any MailTransport
+    public let policy: RetryPolicy
+    /// File work, locking and hand-offs block: they run here, not on the cooperative pool.
+    private let queue = DispatchQueue(label: "venue-beacon.outbox")
+
+    public init(directory: String, transport: any MailTransport, policy: RetryPolicy) {
+        self.directory = directory
+        self.transport = transport
+        self.policy = policy
+    }
+
+    /// Stores `email` and hands it off once. On failure it stays queued for `retryDue`.
+    public func send(_ email: ExportEmail, now: Date) async -> EmailOutcome {
+        await onQueue { [self] in
+            do {
+                let lock = try self.lock()
+                defer { close(lock) }
+                let id = Self.newID(now)
+                try AtomicFile.write(email.bytes, to: path(id, "eml"), mode: 0o600)
+                let entry = OutboxEntry(id: id, messageID: email.messageID, attempts: 0, nextAttempt: now, lastError: nil)
+                if let failed = attempt(entry, now: now) {
+                    return .queued(messageID: email.messageID, reason: failed.lastError ?? "", nextAttempt: failed.nextAttempt)
+                }
+                return .delivered(messageID: email.messageID)
+            } catch {
+                return .notStored(reason: "cannot store the email in the outbox: \(error)")
+            }
+        }
+    }
+
+    /// Hands off every message whose next attempt is due at `now`. The service calls this
+    /// periodically; `venue-beacon outbox retry` calls it with `force` (everything, now).
+    public func retryDue(now: Date, force: Bool = false) async -> RetryReport {
+        await onQueue { [self] in
+            var report = RetryReport()
+            do {
+                let lock = try self.lock()
+                defer { close(lock) }
+                for var entry in try scan() {
+                    guard force || entry.nextAttempt <= now else {
+                        report.waiting += 1
+                        report.nextDue = min(report.nextDue ?? entry.nextAttempt, entry.nextAttempt)
+                        continue
+                    }
+                    if force { entry.nextAttempt = now }
+                    if let failed = attempt(entry, now: now) {
+                        report.failed.append(failed)
+                        report.waiting += 1
+                        report.nextDue = min(report.nextDue ?? failed.nextAttempt, failed.nextAttempt)
+                    } else {
+                        report.delivered.append(entry.messageID)
+                    }
+                }
+            } catch {
+                report.problem = "cannot read the outbox: \(error)"
+            }
+            return report
+        }
+    }
+
+    /// The messages waiting, oldest first.
+    public func entries() async throws(FileSystemError) -> [OutboxEntry] {
+        let result: Result<[OutboxEntry], FileSystemError> = await onQueue { [self] in
+            do throws(FileSystemError) {
+                let lock = try self.lock()
+                defer { close(lock) }
+                return .success(try scan())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: - On the queue, holding the lock
+
+    /// One hand-off. Returns nil when delivered (and removed), else the entry as now stored.
+    private func attempt(_ entry: OutboxEntry, now: Date) -> OutboxEntry? {
+        do {
+            try transport.handOff(messageAt: path(entry.id, "eml"))
+        } catch {
+            var failed = entry
+            failed.attempts += 1
+            failed.lastError = error.reason
+            failed.nextAttempt = now.addingTimeInterval(policy.delay(afterFailures: failed.attempts))
+            let state = StoredState(attempts: failed.attempts, nextAttempt: failed.nextAttempt.timeIntervalSince1970, lastError: error.reason)
+            // If even this write fails the message is still there and counts as due: nothing is lost.
+            try? AtomicFile.write(state.encoded, to: path(entry.id, "state"), mode: 0o600)
+            return failed
+        }
+        // Removing the message is the commit point; the state file is only bookkeeping.
+        unlink(path(entry.id, "eml"))
+        unlink(path(entry.id, "state"))
+        try? AtomicFile.syncDirectory(directory)
+        return nil
+    }
+
+    /// Messages in the outbox, oldest first; removes leftovers of interrupted writes and
+    /// state files whose message is gone.
+    private func scan() throws(FileSystemError) -> [OutboxEntry] {
+        let names = try Self.list(directory)
+        let messages = Set(names.filter { $0.hasSuffix(".eml") && !$0.hasPrefix(".") }.map { String($0.dropLast(4)) })
+        for name in names {
+            let stale = (name.hasPrefix(".") && name.contains(".tmp-"))
+                || (name.hasSuffix(".state") && !messages.contains(String(name.dropLast(6))))
+            if stale { unlink((directory as NSString).appendingPathComponent(name)) }
+        }
+        return messages.sorted().map { id in
+            let state = (try? Data(contentsOf: URL(fileURLWithPath: path(id, "state")))).flatMap(StoredState.decode)
+            return OutboxEntry(
+                id: id, messageID: Self.messageID(inFile: path(id, "eml")) ?? "(unknown)",
+                attempts: state?.attempts ?? 0,
+                nextAttempt: Date(timeIntervalSince1970: state?.nextAttempt ?? 0),
+                lastError: state?.lastError)
+        }
+    }
+
+    /// Creates the outbox if needed and takes its lock (blocking until another process is done).
+    private func lock() throws(FileSystemError) -> Int32 {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw FileSystemError(operation: "create", path: directory, code: errno)
+        }
+        let lockPath = (directory as NSString).appendingPathComponent(".lock")
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: lockPath, code: errno) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let code = errno
+            close(fd)
+            throw FileSystemError(operation: "lock", path: lockPath, code: code)
+        }
+        return fd
+    }
+
+    static func list(_ directory: String) throws(FileSystemError) -> [String] {
+        guard let dir = opendir(directory) else { throw FileSystemError(operation: "list", path: directory, code: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private func path(_ id: String, _ ext: String) -> String {
+        (directory as NSString).appendingPathComponent("\(id).\(ext)")
+    }
+
+    private func onQueue<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: work()) }
+        }
+    }
+
+    /// `20260115T100000Z-1a2b3c4d`: sorts by creation time, unique per message.
+    static func newID(_ now: Date) -> String {
+        let p = UTCDate.parts(now)
+        let stamp = "\(UTCDate.pad(p.year, 4))\(UTCDate.pad(p.month))\(UTCDate.pad(p.day))T\(UTCDate.pad(p.hour))\(UTCDate.pad(p.minute))\(UTCDate.pad(p.second))Z"
+        return stamp + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    }
+
+    /// The Message-ID header of a stored message (for listings and reports).
+    static func messageID(inFile path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = String(decoding: handle.readData(ofLength: 8192), as: UTF8.self)
+        for line in head.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.isEmpty { break }
+            if line.lowercased().hasPrefix("message-id:") {
+                return line.dropFirst("message-id:".count).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+}
+
+/// The `.state` file beside a message.
+private struct StoredState: Codable {
+    var attempts: Int
+    var nextAttempt: Double
+    var lastError: String
+
+    var encoded: Data { (try? JSONEncoder().encode(self)) ?? Data() }
+
+    static func decode(_ data: Data) -> StoredState? { try? JSONDecoder().decode(StoredState.self, from: data) }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Appliance
+
+/// A mail system that refuses while `down` and records every message it accepted.
+final class FakeMailSystem: MailTransport {
+    private let state = Mutex<(down: Bool, attempts: Int, accepted: [Data])>((false, 0, []))
+
+    init(down: Bool = false) { state.withLock { $0.down = down } }
+
+    func setDown(_ down: Bool) { state.withLock { $0.down = down } }
+    var attempts: Int { state.withLock { $0.attempts } }
+    var accepted: [Data] { state.withLock { $0.accepted } }
+
+    func handOff(messageAt path: String) throws(HandOffError) {
+        let data = FileManager.default.contents(atPath: path) ?? Data()
+        let down = state.withLock { s in
+            s.attempts += 1
+            if !s.down { s.accepted.append(data) }
+            return s.down
+        }
+        if down { throw HandOffError("connection refused") }
+    }
+}
+
+@Suite struct OutboxTests {
+    let t0 = Date(timeIntervalSince1970: 1_768_435_200)
+
+    func email(_ id: String = "<m1@example.org>") -> ExportEmail {
+        ExportEmail(document: Fixture.document(), from: "venue@example.org", to: ["t@example.org"], date: t0, messageID: id, boundary: "=_b")
+    }
+
+    @Test func backoffDoublesUpToTheMaximum() {
+        let policy = RetryPolicy(first: 60, maximum: 3600)
+        #expect((1...8).map { policy.delay(afterFailures: $0) } == [60, 120, 240, 480, 960, 1920, 3600, 3600])
+        #expect(policy.delay(afterFailures: 10_000) == 3600)
+    }
+
+    @Test func deliveredAtOnceLeavesNothingBehind() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let mail = FakeMailSystem()
+        let outbox = Outbox(directory: dir.file("outbox"), transport: mail, policy: RetryPolicy(first: 60, maximum: 3600))
+        let outcome = await outbox.send(email(), now: t0)
+        #expect(outcome == .delivered(messageID: "<m1@example.org>"))
+        #expect(mail.accepted == [email().bytes])
+        #expect(dir.names(in: "outbox") == [".lock"])
+    }
+
+    @Test func failedHandOffIsKeptAndRetriedWithBackoffUntilDeliveredOnce() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let mail = FakeMailSystem(down: true)
+        let outbox = Outbox(directory: dir.file("outbox"), transport: mail, policy: RetryPolicy(first: 60, maximum: 3600))
+
+        let outcome = await outbox.send(email(), now: t0)
+        #expect(outcome == .queued(messageID: "<m1@example.org>", reason: "connection refused", nextAttempt: t0 + 60))
+        let stored = try await outbox.entries()
+        #expect(stored.count == 1)
+        #expect(stored.first?.attempts == 1)
+        #expect(stored.first?.messageID == "<m1@example.org>")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("outbox/\(stored[0].id).eml"))) == email().bytes)
+
+        // Not due yet: nothing is tried.
+        var report = await outbox.retryDue(now: t0 + 59)
+        #expect(mail.attempts == 1)
+        #expect(report.waiting == 1 && report.nextDue == t0 + 60)
+
+        // Due, still down: the wait doubles.
+        report = await outbox.retryDue(now: t0 + 60)
+        #expect(mail.attempts == 2)
+        #expect(report.failed.map(\.attempts) == [2])
+        #expect(report.nextDue == t0 + 60 + 120)
+
+        // A new Outbox on the same directory (a restart) sees the same state.
+        let restarted = Outbox(directory: dir.file("outbox"), transport: mail, policy: RetryPolicy(first: 60, maximum: 3600))
+        #expect(try await restarted.entries().map(\.nextAttempt) == [t0 + 180])
+
+        mail.setDown(false)
+        report = await restarted.retryDue(now: t0 + 180)
+        #expect(report.delivered == ["<m1@example.org>"])
+        #expect(report.waiting == 0 && report.nextDue == nil)
+        #expect(mail.accepted == [email().bytes])  // the same bytes, so the same Message-ID
+
+        report = await restarted.retryDue(now: t0 + 10_000, force: true)
+        #expect(report.delivered.isEmpty)
+        #expect(mail.accepted.count == 1)  // exactly once
+        #expect(dir.names(in: "outbox") == [".lock"])
+    }
+
+    @Test func forceRetriesEverythingNowInOrder() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let mail = FakeMailSystem(down: true)
+        let outbox = Outbox(directory: dir.file("outbox"), transport: mail, policy: RetryPolicy(first: 600, maximum: 600))
+        _ = await outbox.send(email("<a@x.org>"), now: t0)
+        _ = await outbox.send(email("<b@x.org>"), now: t0 + 1)
+        mail.setDown(false)
+        let report = await outbox.retryDue(now: t0 + 2, force: true)
+        #expect(report.delivered == ["<a@x.org>", "<b@x.org>"])
+    }
+
+    @Test func leftoversOfACrashAreHandled() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let box = dir.file("outbox")
+        try FileManager.default.createDirectory(atPath: box, withIntermediateDirectories: true)
+        // Stored but never tried (crash before the first hand-off): due at once.
+        try email("<crash@x.org>").bytes.write(to: URL(fileURLWithPath: box + "/20260115T000000Z-1.eml"))
+        // A torn temporary file and a state file whose message was already delivered.
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: box + "/.20260115T000001Z-2.eml.tmp-99-1"))
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: box + "/20260115T000002Z-3.state"))
+
+        let mail = FakeMailSystem()
+        let outbox = Outbox(directory: box, transport: mail, policy: RetryPolicy(first: 60, maximum: 60))
+        let report = await outbox.retryDue(now: t0)
+        #expect(report.delivered == ["<crash@x.org>"])
+        #expect(mail.accepted.count == 1)
+        #expect(dir.names(in: "outbox") == [".lock"])
+    }
+
+    @Test func unwritableOutboxIsReportedNotSilentlyDropped() async {
+        let outbox = Outbox(directory: "/proc/venue-beacon-outbox", transport: FakeMailSystem(), policy: RetryPolicy(first: 1, maximum: 1))
+        let outcome = await outbox.send(email(), now: t0)
+        guard case .notStored(let reason) = outcome else {
+            Issue.record("expected notStored, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("/proc/venue-beacon-outbox"))
+    }
+}

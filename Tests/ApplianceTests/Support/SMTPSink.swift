@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+
+/// A real SMTP server for tests: aiosmtpd's Mailbox handler writing a Maildir, on 127.0.0.1.
+/// `scripts/setup` pip-installs aiosmtpd into the `python3` on the PATH.
+final class SMTPSink {
+    let port: UInt16
+    let maildir: String
+    private var process: Process?
+
+    init(port: UInt16, maildir: String) {
+        self.port = port
+        self.maildir = maildir
+    }
+
+    /// Starts the server and waits until it accepts connections.
+    func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // The Mailbox handler creates the Maildir itself; it must not exist beforehand.
+        process.arguments = ["python3", "-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "-c", "aiosmtpd.handlers.Mailbox", maildir]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        for _ in 0..<200 {
+            if Self.accepts(port) { return }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        stop()
+        throw SinkError(reason: "aiosmtpd did not start on port \(port) (is it installed? run scripts/setup)")
+    }
+
+    /// Stops the server (SIGKILL: children of test threads may have SIGTERM blocked).
+    func stop() {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    /// The messages delivered so far, oldest first.
+    func messages() -> [String] {
+        let new = (maildir as NSString).appendingPathComponent("new")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: new)) ?? []).sorted()
+        return names.compactMap { FileManager.default.contents(atPath: (new as NSString).appendingPathComponent($0)) }
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    deinit { stop() }
+
+    struct SinkError: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on right now.
+    static func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    static func accepts(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+/// A sendmail program for tests: msmtp with an rc file pointing at the sink on `port`.
+func msmtpSendmail(in dir: TemporaryDirectory, port: UInt16) throws -> String {
+    let rc = dir.file("msmtprc")
+    try Data("""
+        account default
+        host 127.0.0.1
+        port \(port)
+        auth off
+        tls off
+        from venue@example.org
+
+        """.utf8).write(to: URL(fileURLWithPath: rc))
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: rc)
+    return dir.script("sendmail", "exec /usr/bin/msmtp -C \(rc) \"$@\"")
+}
