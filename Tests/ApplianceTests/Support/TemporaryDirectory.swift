@@ -11,11 +11,15 @@ final class TemporaryDirectory {
 
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
-    /// Writes an executable shell script.
+    /// Writes an executable shell script. Opened close-on-exec: if a child spawned meanwhile by
+    /// another test inherited the write descriptor, exec'ing the script would fail with ETXTBSY.
     @discardableResult
     func script(_ name: String, _ body: String) -> String {
         let p = file(name)
-        _ = FileManager.default.createFile(atPath: p, contents: Data(("#!/bin/sh\n" + body + "\n").utf8), attributes: [.posixPermissions: 0o755])
+        let fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        let text = Array(("#!/bin/sh\n" + body + "\n").utf8)
+        _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
         return p
     }
 
