@@ -50,7 +50,7 @@ import Testing
         let port = SMTPSink.freePort()
         let sink = SMTPSink(port: port, maildir: dir.file("maildir"))
         let delivery = ExportDelivery(settings: try settings(dir, sendmail: try msmtpSendmail(in: dir, port: port)))
-        let t0 = Date()
+        let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())  // retry times are whole seconds
 
         // Nothing listens: msmtp fails, the message stays in the outbox.
         let result = await delivery.deliver(Fixture.document(), to: .email, now: t0)
@@ -67,7 +67,7 @@ import Testing
         var report = await delivery.retryDue(now: t0 + 59)
         #expect(report.delivered.isEmpty && sink.messages().isEmpty)  // not due yet
         report = await delivery.retryDue(now: t0 + 60)
-        #expect(report.delivered == [waiting[0].messageID])
+        #expect(report.delivered == [waiting[0].messageID], "\(report.failed.map { $0.lastError ?? "" })")
         report = await delivery.retryDue(now: t0 + 100_000)
         #expect(report.delivered.isEmpty)
 

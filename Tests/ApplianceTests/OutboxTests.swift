@@ -87,6 +87,21 @@ final class FakeMailSystem: MailTransport {
         #expect(dir.names(in: "outbox") == [".lock"])
     }
 
+    /// The next attempt read back from the state file must be exactly the one reported.
+    @Test func reportedNextAttemptIsDueExactlyThenAfterARestart() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let mail = FakeMailSystem(down: true)
+        let outbox = Outbox(directory: dir.file("outbox"), transport: mail, policy: RetryPolicy(first: 60, maximum: 60))
+        guard case .queued(_, _, let next) = await outbox.send(email(), now: t0 + 0.123_456_7) else {
+            Issue.record("expected queued")
+            return
+        }
+        let restarted = Outbox(directory: dir.file("outbox"), transport: mail, policy: RetryPolicy(first: 60, maximum: 60))
+        #expect(try await restarted.entries().map(\.nextAttempt) == [next])
+        #expect(await restarted.retryDue(now: next - 0.001).failed.isEmpty)
+        #expect(await restarted.retryDue(now: next).failed.count == 1)
+    }
+
     @Test func forceRetriesEverythingNowInOrder() async throws {
         let dir = TemporaryDirectory("outbox")
         let mail = FakeMailSystem(down: true)

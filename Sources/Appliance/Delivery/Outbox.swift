@@ -148,7 +148,9 @@ public final class Outbox: Sendable {
             var failed = entry
             failed.attempts += 1
             failed.lastError = error.reason
-            failed.nextAttempt = now.addingTimeInterval(policy.delay(afterFailures: failed.attempts))
+            // Whole seconds, so the time stored in the state file reads back exactly.
+            let next = (now.timeIntervalSince1970 + policy.delay(afterFailures: failed.attempts)).rounded(.up)
+            failed.nextAttempt = Date(timeIntervalSince1970: next)
             let state = StoredState(attempts: failed.attempts, nextAttempt: failed.nextAttempt.timeIntervalSince1970, lastError: error.reason)
             // If even this write fails the message is still there and counts as due: nothing is lost.
             try? AtomicFile.write(state.encoded, to: path(entry.id, "state"), mode: 0o600)
