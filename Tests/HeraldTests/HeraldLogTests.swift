@@ -1,0 +1,92 @@
+import BLEHost
+import Foundation
+import Testing
+
+@testable import Herald
+
+@Suite struct HeraldLogTests {
+    let target = Target(id: TargetID(rawValue: 3), address: BluetoothAddress("4C:11:22:33:44:55")!, addressType: .random)
+    let p1 = SensorPayload(kind: .herald, bytes: TestPayload.make(identifier: 1))
+    let p2 = SensorPayload(kind: .herald, bytes: TestPayload.make(identifier: 2))
+
+    @Test func timestampsAreAndroidsUTCFormat() {
+        #expect(HeraldLogFormat.timestamp(0) == "1970-01-01 00:00:00.000+0000")
+        #expect(HeraldLogFormat.timestamp(1_606_558_530.123) == "2020-11-28 10:15:30.123+0000")
+        #expect(HeraldLogFormat.timestamp(1_709_210_096.5) == "2024-02-29 12:34:56.500+0000")
+        #expect(HeraldLogFormat.timestamp(4_102_444_799.999) == "2099-12-31 23:59:59.999+0000")
+    }
+
+    @Test func csvQuoting() {
+        #expect(HeraldLogFormat.csv("plain") == "plain")
+        #expect(HeraldLogFormat.csv("a,b") == "\"a,b\"")
+        #expect(HeraldLogFormat.csv("say \"hi\"") == "\"say \"\"hi\"\"\"")
+    }
+
+    @Test func contactsRowsPutTheMarkerInTheEventsColumn() {
+        let t = "2020-11-28 10:15:30.000+0000,BLE,4C:11:22:33:44:55,"
+        let time = 1_606_558_530.0
+        #expect(ContactsLog.rows(for: .detect(target, time: 1), wallTime: time) == [t + "1,,,,,,,"])
+        #expect(ContactsLog.rows(for: .read(target, payload: p1, earlier: [], time: 1), wallTime: time) == [t + ",2,,,,,,AQAAAA"])
+        #expect(ContactsLog.rows(for: .measure(target, rssi: -56, payload: nil, time: 1), wallTime: time) == [t + ",,3,,,,,RSSI:-56.0"])
+        #expect(ContactsLog.rows(for: .measure(target, rssi: nil, payload: nil, time: 1), wallTime: time).isEmpty)
+        #expect(ContactsLog.rows(for: .share(target, payloads: [p1, p2], rssi: nil, time: 1), wallTime: time) == [t + ",,,4,,,,AQAAAA", t + ",,,4,,,,AgAAAA"])
+        #expect(ContactsLog.rows(for: .bluetoothState(.poweredOn, time: 1), wallTime: time).isEmpty)
+        // Every row has the header's eleven columns.
+        for row in ContactsLog.rows(for: .detect(target, time: 1), wallTime: time) {
+            #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == ContactsLog.header.split(separator: ",").count)
+        }
+    }
+
+    @Test func detectionLineListsSortedShortNamesExceptOurOwn() throws {
+        let own = try BeaconPayload(country: 826, state: 4, code: 123123, name: "Erin's Stakehouse").encoded()
+        var log = DetectionLog(deviceName: "Erin's, Pi", operatingSystemVersion: "6.1", ownPayload: own)
+        #expect(log.line == "\"Erin's, Pi\",Linux,6.1,BADz4A\n")
+        let changes = [
+            log.record(.read(target, payload: p2, earlier: [], time: 0)),
+            log.record(.share(target, payloads: [p1, SensorPayload(kind: .herald, bytes: own)], rssi: nil, time: 0)),
+            log.record(.read(target, payload: p1, earlier: [], time: 0)),
+            log.record(.measure(target, rssi: -50, payload: p1, time: 0)),
+        ]
+        #expect(changes == [true, true, false, false])
+        #expect(log.line == "\"Erin's, Pi\",Linux,6.1,BADz4A,AQAAAA,AgAAAA\n")
+    }
+
+    @Test func statisticsAreIntervalsBetweenEventsPerPayload() {
+        var log = StatisticsLog(ownPayload: [])
+        log.record(.read(target, payload: p1, earlier: [], time: 0), wallTime: 100)
+        log.record(.measure(target, rssi: -60, payload: p1, time: 0), wallTime: 102)
+        log.record(.measure(target, rssi: nil, payload: nil, time: 0), wallTime: 103)  // no payload: not counted
+        log.record(.measure(target, rssi: -60, payload: p1, time: 0), wallTime: 105)
+        log.record(.share(target, payloads: [p1, p2], rssi: nil, time: 0), wallTime: 112)
+        // p1: intervals 2, 3, 7; p2: only one event, not listed.
+        #expect(log.content == "payload,count,mean,sd,min,max\nAQAAAA,3,4.0,\(2.6457513110645907),2.0,7.0\n")
+    }
+
+    @Test func writerAppendsContactsAndRewritesTheOthers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-logs-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        var writer = HeraldLogWriter(
+            directory: directory, detection: DetectionLog(deviceName: "pi", operatingSystemVersion: "1", ownPayload: []),
+            statistics: StatisticsLog(ownPayload: []))
+        writer.record(.detect(target, time: 0), wallTime: 0)
+        writer.record(.read(target, payload: p1, earlier: [], time: 0), wallTime: 1)
+        #expect(writer.pendingRows == 2)
+        try writer.flush()
+        #expect(writer.pendingRows == 0)
+        writer.record(.measure(target, rssi: -70, payload: p1, time: 0), wallTime: 2)
+        try writer.flush()
+        try writer.flush()
+
+        let contacts = try String(contentsOfFile: directory + "/contacts.csv", encoding: .utf8)
+        #expect(contacts.split(separator: "\n").map(String.init) == [
+            ContactsLog.header,
+            "1970-01-01 00:00:00.000+0000,BLE,4C:11:22:33:44:55,1,,,,,,,",
+            "1970-01-01 00:00:01.000+0000,BLE,4C:11:22:33:44:55,,2,,,,,,AQAAAA",
+            "1970-01-01 00:00:02.000+0000,BLE,4C:11:22:33:44:55,,,3,,,,,RSSI:-70.0",
+        ])
+        #expect(try String(contentsOfFile: directory + "/detection.csv", encoding: .utf8) == "pi,Linux,1,,AQAAAA\n")
+        #expect(try String(contentsOfFile: directory + "/statistics.csv", encoding: .utf8) == "payload,count,mean,sd,min,max\n")
+    }
+}
