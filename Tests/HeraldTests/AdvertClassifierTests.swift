@@ -190,8 +190,31 @@ enum Adverts {
         #expect(!AppleDeviceFilter.none.matches(appleManufacturerData: [0x07, 0x01, 0x00][...]))
     }
 
+    @Test func longPatternsSpanSeveralWords() throws {
+        // 27 bytes: a wildcard run across the first two words, fixed bytes in the third and fourth.
+        let f = try AppleDeviceFilter(patterns: ["^AB" + String(repeating: ".", count: 30) + "CD" + String(repeating: "0", count: 16) + "E.F1"])
+        var segment = [UInt8](repeating: 0x77, count: 27)
+        segment[0] = 0xAB
+        segment[16] = 0xCD
+        for k in 17..<25 { segment[k] = 0 }
+        segment[25] = 0xE9
+        segment[26] = 0xF1
+        #expect(f.matches(segment: segment[...]))
+        #expect(f.matches(segment: (segment + [1, 2])[...]))
+        #expect(!f.matches(segment: segment.dropLast()))
+        var wrong = segment
+        wrong[20] = 1
+        #expect(!f.matches(segment: wrong[...]))
+        wrong = segment
+        wrong[25] = 0xD9
+        #expect(!f.matches(segment: wrong[...]))
+        // The overflow-area pattern (17 bytes): all zero bits is filtered, one bit set is not.
+        #expect(filter.matches(segment: ([0x01] + [UInt8](repeating: 0, count: 16))[...]))
+        #expect(!filter.matches(segment: ([0x01] + [UInt8](repeating: 0, count: 15) + [0x02])[...]))
+    }
+
     @Test func unsupportedPatternsAreRejected() {
-        for bad in ["10....04", "^10(04)", "^", "^1 0", ""] {
+        for bad in ["10....04", "^10(04)", "^", "^1 0", "", "^" + String(repeating: "0", count: 66)] {
             #expect(throws: AppleDeviceFilter.PatternError.self) { try AppleDeviceFilter(patterns: [bad]) }
         }
     }

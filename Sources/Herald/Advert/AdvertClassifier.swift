@@ -1,7 +1,7 @@
 import BLEHost
 
-/// Classifies advertising data (one report's AD structures) in one pass, without allocating: this
-/// runs for every report the controller delivers.
+/// Classifies advertising data (one report's AD structures) in one pass, without allocating or
+/// reference counting: this runs for every report the controller delivers.
 ///
 /// The order follows Herald for Android's receiver (`ConcreteBLEReceiver.didDiscover`): the Herald
 /// service wins (with Apple data it is a foreground iPhone, without it an Android phone); then the
@@ -36,11 +36,28 @@ public struct AdvertClassifier: Sendable {
     public let configuration: Configuration
     private let appleFilter: AppleDeviceFilter
     private let heraldShort: UInt16
-    private let legacyHerald: BluetoothUUID?
-    private let openTrace: BluetoothUUID?
     private let gaenShort: UInt16?
-    private let advertProtocolShort: UInt16?
-    private let advertProtocol128: BluetoothUUID?
+    private let protocolShort: UInt16?
+    private let legacyHerald: UUID128?
+    private let openTrace: UUID128?
+    private let protocolLong: UUID128?
+
+    /// A 128-bit UUID as the two little-endian halves of its wire bytes: compared without
+    /// building a ``BluetoothUUID``.
+    private struct UUID128: Equatable, Sendable {
+        var first: UInt64
+        var second: UInt64
+
+        init(_ uuid: BluetoothUUID) {
+            first = uuid.low
+            second = uuid.high
+        }
+
+        init(_ p: UnsafeBufferPointer<UInt8>, at k: Int) {
+            first = AdvertClassifier.le64(p, k)
+            second = AdvertClassifier.le64(p, k + 8)
+        }
+    }
 
     /// Fails only for a device filter pattern this filter cannot compile.
     public init(_ configuration: Configuration = Configuration()) throws(AppleDeviceFilter.PatternError) {
@@ -48,99 +65,116 @@ public struct AdvertClassifier: Sendable {
         appleFilter = configuration.appleFilterPatterns == AppleDeviceFilter.heraldPatterns
             ? .herald : try AppleDeviceFilter(patterns: configuration.appleFilterPatterns)
         heraldShort = HeraldUUIDs.service.shortValue ?? 0xFCF6
-        legacyHerald = configuration.legacyHeraldService ? HeraldUUIDs.legacyService : nil
-        openTrace = configuration.openTrace ? InteropUUIDs.openTraceService : nil
         gaenShort = configuration.gaen ? GAENAdvert.serviceUUID : nil
-        advertProtocolShort = configuration.advertProtocolService?.shortValue
-        advertProtocol128 = advertProtocolShort == nil ? configuration.advertProtocolService : nil
+        legacyHerald = configuration.legacyHeraldService ? UUID128(HeraldUUIDs.legacyService) : nil
+        openTrace = configuration.openTrace ? UUID128(InteropUUIDs.openTraceService) : nil
+        protocolShort = configuration.advertProtocolService?.shortValue
+        protocolLong = protocolShort == nil ? configuration.advertProtocolService.map(UUID128.init) : nil
     }
 
-    /// AD types this classifier reads.
-    private enum ADType {
-        static let incomplete16 = UInt8(0x02), complete16 = UInt8(0x03)
-        static let incomplete128 = UInt8(0x06), complete128 = UInt8(0x07)
-        static let serviceData16 = UInt8(0x16), serviceData128 = UInt8(0x21)
-        static let manufacturer = UInt8(0xFF)
-    }
+    public func classify(_ data: [UInt8]) -> AdvertClass { classify(data[...]) }
 
     public func classify(_ data: ArraySlice<UInt8>) -> AdvertClass {
+        let scan = data.withUnsafeBufferPointer { self.scan($0) }
+        if scan.herald { return .herald(pseudoAddress: scan.pseudo, apple: scan.apple) }
+        if let gaen = scan.gaen { return .gaen(gaen) }
+        if scan.openTrace { return .openTrace }
+        if let range = scan.protocolData {
+            let base = data.startIndex
+            return .advertProtocol(payload: data[(base + range.lowerBound)..<(base + range.upperBound)])
+        }
+        if scan.apple { return scan.appleFiltered ? .ignored(.appleAccessory) : .apple }
+        return .ignored(.unrelated)
+    }
+
+    /// What one pass over the AD structures found; offsets are relative to the data's start.
+    private struct Scan {
         var herald = false
-        var openTraceListed = false
+        var openTrace = false
         var apple = false
         var appleFiltered = false
         var pseudo: PseudoDeviceAddress? = nil
-        var gaenData: ArraySlice<UInt8>? = nil
-        var protocolData: ArraySlice<UInt8>? = nil
+        var gaen: GAENAdvert? = nil
+        var protocolData: Range<Int>? = nil
+    }
 
-        var i = data.startIndex
-        let end = data.endIndex
+    private func scan(_ p: UnsafeBufferPointer<UInt8>) -> Scan {
+        var found = Scan()
+        let end = p.count
+        var i = 0
         while i < end {
-            let length = Int(data[i])
+            let length = Int(p[i])
             // A zero length ends the significant part (the rest is padding); a length past the end
             // is malformed and ends the walk.
             guard length > 0, i + 1 + length <= end else { break }
-            let type = data[i + 1]
+            let type = p[i + 1]
             let body = i + 2
             let bodyEnd = i + 1 + length
             i = bodyEnd
 
             switch type {
-            case ADType.incomplete16, ADType.complete16:
+            case 0x02, 0x03:  // incomplete / complete list of 16-bit service UUIDs
                 var k = body
                 while k + 2 <= bodyEnd {
-                    if UInt16(data[k]) | UInt16(data[k + 1]) << 8 == heraldShort { herald = true }
+                    if Self.le16(p, k) == heraldShort { found.herald = true }
                     k += 2
                 }
-            case ADType.incomplete128, ADType.complete128:
+            case 0x06, 0x07:  // incomplete / complete list of 128-bit service UUIDs
+                guard legacyHerald != nil || openTrace != nil else { break }
                 var k = body
                 while k + 16 <= bodyEnd {
-                    let uuid = Self.uuid128(data, at: k)
-                    if uuid == legacyHerald { herald = true }
-                    if uuid == openTrace { openTraceListed = true }
+                    let uuid = UUID128(p, at: k)
+                    if uuid == legacyHerald { found.herald = true }
+                    if uuid == openTrace { found.openTrace = true }
                     k += 16
                 }
-            case ADType.serviceData16:
+            case 0x16:  // service data, 16-bit UUID
                 guard bodyEnd - body >= 2 else { break }
-                let uuid = UInt16(data[body]) | UInt16(data[body + 1]) << 8
-                if uuid == gaenShort { gaenData = data[(body + 2)..<bodyEnd] }
-                if uuid == advertProtocolShort { protocolData = data[(body + 2)..<bodyEnd] }
-            case ADType.serviceData128:
-                guard advertProtocol128 != nil, bodyEnd - body >= 16 else { break }
-                if Self.uuid128(data, at: body) == advertProtocol128 { protocolData = data[(body + 16)..<bodyEnd] }
-            case ADType.manufacturer:
+                let uuid = Self.le16(p, body)
+                if uuid == gaenShort, bodyEnd - body == 2 + GAENAdvert.serviceDataSize {
+                    found.gaen = GAENAdvert(
+                        rpiHigh: Self.be64(p, body + 2), rpiLow: Self.be64(p, body + 10), metadata: UInt32(truncatingIfNeeded: Self.be64(p, body + 14)))
+                }
+                if uuid == protocolShort { found.protocolData = (body + 2)..<bodyEnd }
+            case 0x21:  // service data, 128-bit UUID
+                guard let protocolLong, bodyEnd - body >= 16, UUID128(p, at: body) == protocolLong else { break }
+                found.protocolData = (body + 16)..<bodyEnd
+            case 0xFF:  // manufacturer specific data
                 guard bodyEnd - body >= 2 else { break }
-                let company = UInt16(data[body]) | UInt16(data[body + 1]) << 8
-                let rest = data[(body + 2)..<bodyEnd]
-                if company == HeraldUUIDs.appleManufacturerID {
-                    apple = true
-                    if !appleFiltered { appleFiltered = appleFilter.matches(appleManufacturerData: rest) }
-                } else if pseudo == nil {
-                    pseudo = PseudoDeviceAddress(companyID: company, data: rest)
+                let company = Self.le16(p, body)
+                if company == 0x004C {
+                    found.apple = true
+                    if !found.appleFiltered {
+                        found.appleFiltered = appleFilter.matches(appleManufacturerData: UnsafeBufferPointer(rebasing: p[(body + 2)..<bodyEnd]))
+                    }
+                } else if found.pseudo == nil, company == 0x05F1 || company == 0xFFFA, bodyEnd - body >= 2 + PseudoDeviceAddress.size {
+                    found.pseudo = PseudoDeviceAddress(rawValue: Self.le64(p, body) >> 16)
                 }
             default:
                 break
             }
         }
-
-        if herald { return .herald(pseudoAddress: pseudo, apple: apple) }
-        // The length is checked first so a malformed advert costs no error value.
-        if let gaenData, gaenData.count == GAENAdvert.serviceDataSize, let advert = try? GAENAdvert(serviceData: gaenData) {
-            return .gaen(advert)
-        }
-        if openTraceListed { return .openTrace }
-        if let protocolData { return .advertProtocol(payload: protocolData) }
-        if apple { return appleFiltered ? .ignored(.appleAccessory) : .apple }
-        return .ignored(.unrelated)
+        return found
     }
 
-    public func classify(_ data: [UInt8]) -> AdvertClass { classify(data[...]) }
-
-    /// A 128-bit UUID from its 16 wire bytes (least significant first).
     @inline(__always)
-    private static func uuid128(_ data: ArraySlice<UInt8>, at k: Int) -> BluetoothUUID {
-        var low: UInt64 = 0, high: UInt64 = 0
-        for j in 0..<8 { low |= UInt64(data[k + j]) << (8 * UInt64(j)) }
-        for j in 0..<8 { high |= UInt64(data[k + 8 + j]) << (8 * UInt64(j)) }
-        return BluetoothUUID(high: high, low: low)
+    fileprivate static func le16(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> UInt16 {
+        UInt16(p[k]) | UInt16(p[k + 1]) << 8
+    }
+
+    /// Eight bytes little-endian from offset `k` (the caller checked they are there).
+    @inline(__always)
+    fileprivate static func le64(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for j in 0..<8 { value |= UInt64(p[k + j]) << (8 * UInt64(j)) }
+        return value
+    }
+
+    /// Eight bytes big-endian from offset `k`.
+    @inline(__always)
+    fileprivate static func be64(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for j in 0..<8 { value = value << 8 | UInt64(p[k + j]) }
+        return value
     }
 }

@@ -7,8 +7,8 @@
 /// the overflow area, runs to the end) and matches case-insensitive regular expressions against
 /// the hex of each segment (type and length included); one match ignores the device. Every
 /// pattern Herald ships is anchored (`^`) and made of hex digits and `.`, i.e. a fixed prefix with
-/// wildcard nibbles, so this filter compiles such patterns to byte masks and matches them without
-/// a regex engine or an allocation per advert.
+/// wildcard nibbles, so this filter compiles such patterns to masks over at most 32 bytes and
+/// matches them without a regex engine, an allocation or reference counting per advert.
 public struct AppleDeviceFilter: Sendable {
     /// Herald for Android's default `deviceFilterFeaturePatterns` (herald-for-android
     /// `BLESensorConfiguration.java`, unchanged from v1.2 to 2.2).
@@ -26,8 +26,9 @@ public struct AppleDeviceFilter: Sendable {
     public let patterns: [Pattern]
     /// Segment types matched by a whole one-byte pattern such as `^05`: one bit test per segment.
     private let firstByteSet: (UInt64, UInt64, UInt64, UInt64)
-    /// The other patterns, tried in order.
-    private let longPatterns: [Pattern]
+    /// The other patterns' masks, tried in order (plain values: no copying or reference
+    /// counting of the pattern text while matching).
+    private let longMasks: [Mask]
 
     public init(patterns: [String]) throws(PatternError) {
         var compiled = [Pattern]()
@@ -38,10 +39,10 @@ public struct AppleDeviceFilter: Sendable {
     private init(compiled: [Pattern]) {
         patterns = compiled
         var set: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var long = [Pattern]()
+        var long = [Mask]()
         for pattern in compiled {
-            if pattern.masks == [0xFF] {
-                let b = pattern.values[0]
+            if pattern.mask.length == 1, pattern.mask.masks.0 == 0xFF {
+                let b = UInt8(truncatingIfNeeded: pattern.mask.values.0)
                 let bit = UInt64(1) << UInt64(b & 63)
                 switch b >> 6 {
                 case 0: set.0 |= bit
@@ -50,30 +51,33 @@ public struct AppleDeviceFilter: Sendable {
                 default: set.3 |= bit
                 }
             } else {
-                long.append(pattern)
+                long.append(pattern.mask)
             }
         }
         firstByteSet = set
-        longPatterns = long
+        longMasks = long
     }
 
-    /// Whether Apple manufacturer data (after the company ID) marks a device to ignore. Mirrors
-    /// Herald's segment walk, including its failure: data ending in a lone byte that is not the
-    /// overflow type makes Herald's parser throw, and Herald then ignores nothing.
+    /// Whether Apple manufacturer data (after the company ID) marks a device to ignore.
     public func matches(appleManufacturerData data: ArraySlice<UInt8>) -> Bool {
+        data.withUnsafeBufferPointer { matches(appleManufacturerData: $0) }
+    }
+
+    /// Mirrors Herald's segment walk, including its failure: data ending in a lone byte that is
+    /// not the overflow type makes Herald's parser throw, and Herald then ignores nothing.
+    func matches(appleManufacturerData p: UnsafeBufferPointer<UInt8>) -> Bool {
         var matched = false
-        var position = data.startIndex
-        while position < data.endIndex {
-            let type = data[position]
+        var position = 0
+        let end = p.count
+        while position < end {
             let segmentEnd: Int
-            if type == 0x01 {
-                segmentEnd = data.endIndex
+            if p[position] == 0x01 {
+                segmentEnd = end
             } else {
-                guard position + 1 < data.endIndex else { return false }
-                let declared = Int(data[position + 1])
-                segmentEnd = position + 2 + min(declared, data.endIndex - position - 2)
+                guard position + 1 < end else { return false }
+                segmentEnd = position + 2 + min(Int(p[position + 1]), end - position - 2)
             }
-            if !matched { matched = matches(segment: data[position..<segmentEnd]) }
+            if !matched { matched = matches(segment: UnsafeBufferPointer(rebasing: p[position..<segmentEnd])) }
             position = segmentEnd
         }
         return matched
@@ -81,7 +85,11 @@ public struct AppleDeviceFilter: Sendable {
 
     /// Whether one Apple segment (type, length, data) matches a pattern.
     public func matches(segment: ArraySlice<UInt8>) -> Bool {
-        guard let first = segment.first else { return false }
+        segment.withUnsafeBufferPointer { matches(segment: $0) }
+    }
+
+    func matches(segment p: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = p.first else { return false }
         let bit = UInt64(1) << UInt64(first & 63)
         let word: UInt64
         switch first >> 6 {
@@ -91,62 +99,95 @@ public struct AppleDeviceFilter: Sendable {
         default: word = firstByteSet.3
         }
         if word & bit != 0 { return true }
-        for pattern in longPatterns where pattern.matches(segment) { return true }
-        return false
+        // The segment's first eight bytes, loaded once: most patterns are decided by them.
+        let head = Mask.word(p, 0, p.count)
+        return longMasks.withUnsafeBufferPointer { masks in
+            for k in masks.indices where masks[k].matches(p, head: head) { return true }
+            return false
+        }
     }
 
-    /// One anchored pattern: hex digits and `.` (one nibble each) after `^`, case-insensitive.
+    /// One anchored pattern: hex digits and `.` (one nibble each) after `^`, case-insensitive, at
+    /// most 32 bytes. Held as masks and values over up to four little-endian 64-bit words.
     public struct Pattern: Hashable, Sendable, CustomStringConvertible {
+        public static let maximumBytes = 32
+
         public let text: String
-        /// Per byte: the nibbles that must match (0xF0, 0x0F, 0xFF or 0x00) and their values.
-        let masks: [UInt8]
-        let values: [UInt8]
+        let mask: Mask
 
         public init(_ text: String) throws(PatternError) {
             var chars = Substring(text).utf8.makeIterator()
             guard chars.next() == UInt8(ascii: "^") else {
                 throw PatternError(pattern: text, problem: "must start with ^ (only patterns anchored at the segment start are supported)")
             }
-            var masks = [UInt8](), values = [UInt8]()
+            var masks = [UInt64](repeating: 0, count: 4), values = [UInt64](repeating: 0, count: 4)
             var nibble = 0
             while let c = chars.next() {
-                let value: UInt8?
+                let value: UInt64?
                 switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = c - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = c - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = c - UInt8(ascii: "A") + 10
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt64(c - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt64(c - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = UInt64(c - UInt8(ascii: "A") + 10)
                 case UInt8(ascii: "."): value = nil
-                default:
-                    throw PatternError(pattern: text, problem: "may hold only hex digits and . after ^")
+                default: throw PatternError(pattern: text, problem: "may hold only hex digits and . after ^")
                 }
-                if nibble % 2 == 0 {
-                    masks.append(value == nil ? 0 : 0xF0)
-                    values.append((value ?? 0) << 4)
-                } else if let value {
-                    masks[masks.count - 1] |= 0x0F
-                    values[values.count - 1] |= value
+                let byte = nibble / 2
+                guard byte < Self.maximumBytes else {
+                    throw PatternError(pattern: text, problem: "is longer than \(Self.maximumBytes) bytes")
+                }
+                // The first hex digit of a byte is its high nibble.
+                let shift = UInt64(8 * (byte % 8) + (nibble % 2 == 0 ? 4 : 0))
+                if let value {
+                    masks[byte / 8] |= 0xF << shift
+                    values[byte / 8] |= value << shift
                 }
                 nibble += 1
             }
             guard nibble > 0 else { throw PatternError(pattern: text, problem: "is empty; it would ignore every Apple device") }
             self.text = text
-            self.masks = masks
-            self.values = values
-        }
-
-        /// A regex over hex needs as many hex digits as the pattern has characters, so a segment
-        /// shorter than the pattern never matches, even on wildcard nibbles.
-        public func matches(_ segment: ArraySlice<UInt8>) -> Bool {
-            guard segment.count >= masks.count else { return false }
-            var i = segment.startIndex
-            for k in 0..<masks.count {
-                if segment[i] & masks[k] != values[k] { return false }
-                i += 1
-            }
-            return true
+            self.mask = Mask(length: (nibble + 1) / 2, masks: (masks[0], masks[1], masks[2], masks[3]), values: (values[0], values[1], values[2], values[3]))
         }
 
         public var description: String { text }
+
+        public static func == (a: Pattern, b: Pattern) -> Bool { a.text == b.text }
+        public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    }
+
+    /// A compiled pattern: which nibbles of the first `length` bytes must have which values.
+    struct Mask: Sendable {
+        /// Bytes the pattern spans; a shorter segment never matches (a regex over hex needs as
+        /// many digits as the pattern has characters, wildcards included).
+        let length: Int
+        let masks: (UInt64, UInt64, UInt64, UInt64)
+        let values: (UInt64, UInt64, UInt64, UInt64)
+
+        /// `head` is ``word(_:_:_:)`` 0 of `p`.
+        @inline(__always)
+        func matches(_ p: UnsafeBufferPointer<UInt8>, head: UInt64) -> Bool {
+            guard p.count >= length, head & masks.0 == values.0 else { return false }
+            return length <= 8
+                || (Self.word(p, 1, length) & masks.1 == values.1
+                    && (length <= 16 || Self.word(p, 2, length) & masks.2 == values.2)
+                    && (length <= 24 || Self.word(p, 3, length) & masks.3 == values.3))
+        }
+
+        /// Bytes 8w..<min(8w+8, limit, count) of the segment, little-endian.
+        @inline(__always)
+        static func word(_ p: UnsafeBufferPointer<UInt8>, _ w: Int, _ limit: Int) -> UInt64 {
+            let start = 8 * w
+            let end = min(start + 8, limit, p.count)
+            if end - start == 8, let base = p.baseAddress {
+                return UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+            }
+            var value: UInt64 = 0
+            var k = start
+            while k < end {
+                value |= UInt64(p[k]) << UInt64(8 * (k - start))
+                k += 1
+            }
+            return value
+        }
     }
 
     public struct PatternError: Error, Hashable, Sendable, CustomStringConvertible {

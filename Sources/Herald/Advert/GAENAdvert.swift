@@ -30,6 +30,12 @@ public struct GAENAdvert: Hashable, Sendable {
         self.metadata = aem
     }
 
+    init(rpiHigh: UInt64, rpiLow: UInt64, metadata: UInt32) {
+        self.rpiHigh = rpiHigh
+        self.rpiLow = rpiLow
+        self.metadata = metadata
+    }
+
     public init(rpi: [UInt8], metadata: [UInt8]) throws(DecodeError) {
         try self.init(serviceData: (rpi + metadata)[...])
     }
