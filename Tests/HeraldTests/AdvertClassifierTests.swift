@@ -219,3 +219,52 @@ enum Adverts {
         }
     }
 }
+
+/// The classifier walks AD structures itself for speed; these check it reads them exactly as
+/// BLEHost's ``AdvertisingData`` does.
+@Suite struct AdvertClassifierAgreesWithTheADParser {
+    static let samples: [[UInt8]] = [
+        Adverts.android, Adverts.androidWithoutPseudo, Adverts.androidLegacy, Adverts.iPhoneForeground, Adverts.iPhoneBackground,
+        Adverts.iPhoneNearby, Adverts.airPods, Adverts.mac, Adverts.gaen, Adverts.microsoft, Adverts.tile, Adverts.eddystone,
+        Adverts.openTrace, Adverts.android + [0, 0], Adverts.flags + [0x05, 0x03, 0xF6, 0xFC], Adverts.heraldList + [0x09, 0xFF, 0xF1],
+    ]
+
+    @Test(arguments: samples)
+    func sameFieldsAsAdvertisingData(bytes: [UInt8]) throws {
+        let classifier = try AdvertClassifier(.init(openTrace: true))
+        let data = AdvertisingData(bytes)
+        let services = data.serviceUUIDs
+        let herald = services.contains(HeraldUUIDs.service) || services.contains(HeraldUUIDs.legacyService)
+        let pseudo = data.manufacturerData.lazy.compactMap { PseudoDeviceAddress(companyID: $0.companyID, data: $0.data) }.first
+        let apple = data.manufacturerData.contains { $0.companyID == HeraldUUIDs.appleManufacturerID }
+        let gaen = data.serviceData(for: InteropUUIDs.exposureNotification).flatMap { try? GAENAdvert(serviceData: $0) }
+
+        switch classifier.classify(data) {
+        case .herald(let p, let a):
+            #expect(herald && p == pseudo && a == apple)
+        case .gaen(let g):
+            #expect(!herald && g == gaen)
+        case .openTrace:
+            #expect(!herald && gaen == nil && services.contains(InteropUUIDs.openTraceService))
+        case .apple, .ignored(.appleAccessory):
+            #expect(!herald && gaen == nil && apple)
+        case .ignored(.unrelated):
+            #expect(!herald && gaen == nil && !apple && !services.contains(InteropUUIDs.openTraceService))
+        case .advertProtocol:
+            Issue.record("no advert protocol is configured")
+        }
+    }
+
+    @Test func sightingFromAnHCIReport() throws {
+        let classifier = try AdvertClassifier()
+        let address = BluetoothAddress("5A:11:22:33:44:55")!
+        let report = LEAdvertisingReport(eventType: .connectableUndirected, addressType: .random, address: address, data: Adverts.android[...], rawRSSI: -67)
+        #expect(AdvertSighting(report: report, classifier: classifier)
+            == AdvertSighting(address: address, addressType: .random, connectable: true, rssi: -67, advertClass: .herald(pseudoAddress: Adverts.pseudo, apple: false)))
+        let response = LEAdvertisingReport(eventType: .scanResponse, addressType: .random, address: address, data: [][...], rawRSSI: 127)
+        let sighting = AdvertSighting(report: response, classifier: classifier)
+        #expect(sighting.connectable == nil && sighting.rssi == nil && sighting.advertClass == .ignored(.unrelated))
+        let gaen = LEAdvertisingReport(eventType: .nonConnectableUndirected, addressType: .random, address: address, data: Adverts.gaen[...], rawRSSI: -80)
+        #expect(AdvertSighting(report: gaen, classifier: classifier).connectable == false)
+    }
+}

@@ -8,6 +8,10 @@ import BLEHost
 /// advert-only protocols that are enabled; then Apple manufacturer data, filtered by Herald's
 /// device patterns; everything else is ignored. Malformed structures (a length running past the
 /// end) end the walk; what came before still counts, as in Herald's own parser.
+///
+/// It walks the AD structures itself, with the rules of ``AdvertisingData``, rather than through
+/// that type's accessors: one pass over a raw buffer finds every field it needs, where the
+/// accessors would walk the data once per field with a reference-counted slice per structure.
 public struct AdvertClassifier: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// Detect the pre-2.1 128-bit Herald service too (Herald's default).
@@ -73,6 +77,8 @@ public struct AdvertClassifier: Sendable {
     }
 
     public func classify(_ data: [UInt8]) -> AdvertClass { classify(data[...]) }
+
+    public func classify(_ data: AdvertisingData) -> AdvertClass { classify(data.bytes) }
 
     public func classify(_ data: ArraySlice<UInt8>) -> AdvertClass {
         let scan = data.withUnsafeBufferPointer { self.scan($0) }

@@ -85,4 +85,12 @@ public struct AdvertSighting: Hashable, Sendable {
         self.rssi = rssi
         self.advertClass = advertClass
     }
+
+    /// One report from the controller, classified.
+    public init(report: LEAdvertisingReport, classifier: AdvertClassifier) {
+        self.init(
+            address: report.address, addressType: report.addressType,
+            connectable: report.eventType == .scanResponse ? nil : report.eventType.isConnectable,
+            rssi: report.rssi.map(Int.init), advertClass: classifier.classify(report.data))
+    }
 }
