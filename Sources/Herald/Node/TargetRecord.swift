@@ -75,11 +75,11 @@ struct TargetRecord: Sendable {
     var lastRSSI: Int?
 
     /// Takes a measurement: kept for attribution while the payload is unknown. Nil for a target
-    /// the node does not report (another venue beacon).
+    /// the node does not report (another venue beacon, an Apple device without Herald).
     mutating func measure(rssi: Int?, now: Double, limit: Int) -> (target: Target, payload: SensorPayload?, isIPhone: Bool)? {
-        guard !isVenueBeacon else { return nil }
+        guard !isVenueBeacon, !notHerald else { return nil }
         if rssi != nil { lastRSSI = rssi }
-        if payload == nil, !notHerald { buffer(SensorEvent.Measurement(time: now, rssi: rssi), limit: limit) }
+        if payload == nil { buffer(SensorEvent.Measurement(time: now, rssi: rssi), limit: limit) }
         return (target, payload, isIPhone)
     }
 
