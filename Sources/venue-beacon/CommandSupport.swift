@@ -30,6 +30,7 @@ enum ExitStatus {
     static let software: Int32 = 70
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
+    static let tempFail: Int32 = 75  // an email waits in the outbox
     static let config: Int32 = 78
 }
 

@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 import VenueDiary
 
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export the diary's share window as CSV or JSON, for contact tracers.",
@@ -12,6 +12,8 @@ struct ExportCommand: ParsableCommand {
             "all"; refused for share_days = 0). CSV columns: visit_id, kind, payload (hex), \
             check_in, check_out (UTC ISO-8601; check_out empty while the visit is open), \
             duration_seconds, samples, rssi_max, rssi_mean. JSON adds the venue and the window.
+
+            --deliver email hands the CSV with a covering note to the configured sendmail for             export.email; if sendmail does not take it, the email waits in the outbox and is             retried (by the service, or `venue-beacon outbox retry`): exit status 75.             --deliver directory writes the CSV atomically into export.directory (a USB stick).
             """)
 
     @OptionGroup var options: ConfigOptions
@@ -23,11 +25,15 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output (- for standard output).", valueName: "path"))
     var output: String = "-"
     @OptionGroup var now: NowOption
+    @Option(name: .long, help: ArgumentHelp("Deliver the CSV instead of printing it: email or directory.", valueName: "target"))
+    var deliver: DeliveryTarget?
 
     func validate() throws {
         if let days, days != "all", Int(days).map({ $0 >= 0 }) != true {
             throw ValidationError("--days \(days): expected a whole number of days ≥ 0, or all")
         }
+        if deliver != nil && format != .csv { throw ValidationError("--deliver sends the CSV: leave out --format json") }
+        if deliver != nil && output != "-" { throw ValidationError("--deliver and --output do not combine") }
     }
 
     var shareWindow: ShareWindow? {
@@ -35,8 +41,12 @@ struct ExportCommand: ParsableCommand {
         return days == "all" ? .all : .days(Int(days) ?? 0)
     }
 
-    func run() throws {
+    func run() async throws {
         let settings = try options.load()
+        if let deliver {
+            try await deliverExport(to: deliver, settings: settings)
+            return
+        }
         try reportingFailures {
             let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
             let store = try DiaryStore(path: settings.diary.path, readOnly: true)
@@ -69,3 +79,4 @@ struct ExportCommand: ParsableCommand {
 }
 
 extension DiaryExport.Format: ExpressibleByArgument {}
+extension DeliveryTarget: ExpressibleByArgument {}

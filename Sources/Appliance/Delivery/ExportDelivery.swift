@@ -51,6 +51,31 @@ public final class ExportDelivery: Sendable {
         return targets
     }
 
+    /// Says why `target` cannot work right now (no address configured; the directory missing,
+    /// unmounted, read-only or not writable), before any export is made; nil = go ahead.
+    /// An email can always be queued, so only its configuration is checked.
+    public func preflight(_ target: DeliveryTarget) async -> String? {
+        switch target {
+        case .email:
+            return settings.recipients.isEmpty ? Self.noRecipients : nil
+        case .directory:
+            guard let directory = settings.directory else { return DirectoryDeliveryError.notConfigured.description }
+            let writer = DirectoryDelivery(directory: directory, requireMount: settings.requireMount)
+            return await withCheckedContinuation { continuation in
+                DispatchQueue(label: "venue-beacon.directory-check").async {
+                    do throws(DirectoryDeliveryError) {
+                        try writer.check()
+                        continuation.resume(returning: nil)
+                    } catch {
+                        continuation.resume(returning: error.description)
+                    }
+                }
+            }
+        }
+    }
+
+    static let noRecipients = "no email address is configured: set export.email to the contact tracers' address"
+
     public func deliver(_ document: ExportDocument, to target: DeliveryTarget, now: Date) async -> DeliveryResult {
         switch target {
         case .email: return await email(document, now: now)
@@ -66,7 +91,7 @@ public final class ExportDelivery: Sendable {
     private func email(_ document: ExportDocument, now: Date) async -> DeliveryResult {
         let recipients = settings.recipients
         guard !recipients.isEmpty else {
-            return .failed("no email address is configured: set export.email to the contact tracers' address")
+            return .failed(Self.noRecipients)
         }
         let messageID = ExportEmail.newMessageID(for: document, from: settings.from)
         // "=_" cannot occur in base64 or quoted-printable text, so the boundary never collides.

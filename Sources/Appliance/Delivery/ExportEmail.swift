@@ -71,14 +71,14 @@ public struct ExportEmail: Sendable, Equatable {
             """
         if document.visitsBeforeClockSync == 0 {
             text += "Clock: every visit in this window was recorded with a synchronised clock.\n"
-        } else {
-            let n = document.visitsBeforeClockSync
+        } else if let n = document.visitsBeforeClockSync {
             text += """
                 Clock: \(n) visit\(n == 1 ? " was" : "s were") recorded before the clock was synchronised and \
                 could not be corrected; \(n == 1 ? "its" : "their") times may be wrong by hours.
 
                 """
         }
+        // nil: the diary does not record clock synchronisation, so nothing can be said about it.
         text += """
 
             The attachment \(document.fileName) has one row per visit: a phone (identified by its

@@ -40,12 +40,11 @@ final class SMTPSink {
         self.process = nil
     }
 
-    /// The messages delivered so far, oldest first.
-    func messages() -> [String] {
+    /// The files of the messages delivered so far.
+    func messageFiles() -> [String] {
         let new = (maildir as NSString).appendingPathComponent("new")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: new)) ?? []).sorted()
-        return names.compactMap { FileManager.default.contents(atPath: (new as NSString).appendingPathComponent($0)) }
-            .map { String(decoding: $0, as: UTF8.self) }
+        return names.map { (new as NSString).appendingPathComponent($0) }
     }
 
     deinit { stop() }
@@ -88,8 +87,7 @@ final class SMTPSink {
 
 /// A sendmail program for tests: msmtp with an rc file pointing at the sink on `port`.
 func msmtpSendmail(in dir: TemporaryDirectory, port: UInt16) throws -> String {
-    let rc = dir.file("msmtprc")
-    try Data("""
+    let rc = try dir.write("msmtprc", """
         account default
         host 127.0.0.1
         port \(port)
@@ -97,7 +95,47 @@ func msmtpSendmail(in dir: TemporaryDirectory, port: UInt16) throws -> String {
         tls off
         from venue@example.org
 
-        """.utf8).write(to: URL(fileURLWithPath: rc))
+        """)
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: rc)
-    return dir.script("sendmail", "exec /usr/bin/msmtp -C \(rc) \"$@\"")
+    // Written close-on-exec: a child spawned meanwhile that inherited a write descriptor would
+    // make exec'ing the script fail with ETXTBSY.
+    let script = dir.path("sendmail")
+    let fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    let text = Array("#!/bin/sh\nexec /usr/bin/msmtp -C \(rc) \"$@\"\n".utf8)
+    _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    return script
+}
+
+/// A delivered message taken apart by Python's standard `email` package (an independent MIME
+/// parser): headers, the covering note and the attachment's name and exact bytes.
+struct DeliveredEmail {
+    var headers: [String: String]
+    var body: String
+    var attachmentName: String
+    var attachment: Data
+
+    init(file: String, scratch: TemporaryDirectory) throws {
+        let out = scratch.path("attachment-\(UUID().uuidString)")
+        let script = """
+            import sys, email, json
+            from email import policy
+            m = email.message_from_binary_file(open(sys.argv[1], 'rb'), policy=policy.default)
+            parts = list(m.iter_attachments())
+            assert len(parts) == 1, len(parts)
+            open(sys.argv[2], 'wb').write(parts[0].get_payload(decode=True))
+            print(json.dumps({"headers": {k: str(v) for k, v in m.items()},
+                              "body": m.get_body(('plain',)).get_content(),
+                              "name": parts[0].get_filename(),
+                              "type": parts[0].get_content_type()}))
+            """
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, file, out])
+        guard result.status == 0, let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+            throw SMTPSink.SinkError(reason: "python could not parse \(file): \(result.output)")
+        }
+        headers = json["headers"] as? [String: String] ?? [:]
+        body = json["body"] as? String ?? ""
+        attachmentName = json["name"] as? String ?? ""
+        attachment = FileManager.default.contents(atPath: out) ?? Data()
+    }
 }
