@@ -6,6 +6,7 @@
 //   BLETransport  ways to reach a controller: HCI user channel (Pi), H4 over a unix socket (btvirt)
 //   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
+//   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
 import PackageDescription
@@ -34,12 +35,14 @@ let package = Package(
         .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
         .target(name: "Herald", dependencies: ["BLEHost"]),
         .target(name: "VenueDiary", dependencies: [grdb]),
+        .target(name: "Simulation", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", logging, toml]),
         .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", argumentParser, logging]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.
