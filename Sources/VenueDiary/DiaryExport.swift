@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// Who the export is from: the `[venue]` section of the config file.
 public struct VenueIdentity: Sendable, Equatable {
@@ -81,8 +82,8 @@ public enum DiaryExport {
         to sink: ([UInt8]) throws -> Void
     ) throws -> Int {
         var writer = ExportWriter(format: format, venue: venue, window: window, generatedAt: generatedAt)
-        try store.forEachVisit(in: window) { visit in
-            writer.append(visit)
+        try store.forEachRow(in: window) { row in
+            try writer.append(row: row)
             if writer.buffer.count >= ExportWriter.chunkSize {
                 try sink(writer.buffer)
                 writer.buffer.removeAll(keepingCapacity: true)
@@ -115,125 +116,131 @@ struct ExportWriter {
 
     init(format: DiaryExport.Format, venue: VenueIdentity?, window: VisitWindow, generatedAt: Double) {
         self.format = format
-        buffer.reserveCapacity(Self.chunkSize + 1024)
+        buffer.reserveCapacity(Self.chunkSize + 4096)
         switch format {
         case .csv:
             buffer.append(contentsOf: DiaryExport.csvHeader.utf8)
             buffer.append(contentsOf: [13, 10])
         case .json:
-            buffer.append(contentsOf: "{\n  \"venue\": ".utf8)
-            appendVenue(venue)
-            buffer.append(contentsOf: ",\n  \"window\": {\"from\": ".utf8)
-            appendTime(window.from)
-            buffer.append(contentsOf: ", \"to\": ".utf8)
-            appendTime(window.to)
-            buffer.append(contentsOf: "},\n  \"generated_at\": ".utf8)
-            appendTime(generatedAt)
-            buffer.append(contentsOf: ",\n  \"visits\": [".utf8)
+            let strings = [venue?.name, venue?.location, venue?.area, venue?.url].reduce(0) { $0 + ($1?.utf8.count ?? 0) }
+            buffer.write(upTo: 512 + 6 * strings) { out in
+                out.text("{\n  \"venue\": ")
+                if let venue {
+                    out.text("{\"country\": ")
+                    out.integer(Int(venue.country))
+                    out.text(", \"state\": ")
+                    out.integer(Int(venue.state))
+                    out.text(", \"code\": ")
+                    out.integer(Int(venue.code))
+                    out.text(", \"name\": ")
+                    out.jsonString(venue.name)
+                    out.text(", \"location\": ")
+                    out.jsonString(venue.location)
+                    out.text(", \"area\": ")
+                    out.jsonString(venue.area)
+                    out.text(", \"url\": ")
+                    out.jsonString(venue.url)
+                    out.text("}")
+                } else {
+                    out.text("null")
+                }
+                out.text(",\n  \"window\": {\"from\": ")
+                out.jsonTime(window.from)
+                out.text(", \"to\": ")
+                out.jsonTime(window.to)
+                out.text("},\n  \"generated_at\": ")
+                out.jsonTime(generatedAt)
+                out.text(",\n  \"visits\": [")
+            }
         }
     }
 
     mutating func append(_ visit: Visit) {
-        let checkIn = UTCTime.wholeSeconds(visit.checkIn)
-        let end = UTCTime.wholeSeconds(visit.checkOut ?? visit.lastSeen)
-        switch format {
-        case .csv:
-            ASCII.appendInteger(Int(visit.id ?? 0), to: &buffer)
-            buffer.append(UInt8(ascii: ","))
-            buffer.append(contentsOf: visit.kind.rawValue.utf8)
-            buffer.append(UInt8(ascii: ","))
-            ASCII.appendHex(visit.payload, to: &buffer)
-            buffer.append(UInt8(ascii: ","))
-            UTCTime.appendISO8601(checkIn, to: &buffer)
-            buffer.append(UInt8(ascii: ","))
-            if visit.checkOut != nil { UTCTime.appendISO8601(end, to: &buffer) }
-            buffer.append(UInt8(ascii: ","))
-            ASCII.appendInteger(end - checkIn, to: &buffer)
-            buffer.append(UInt8(ascii: ","))
-            ASCII.appendInteger(visit.samples, to: &buffer)
-            buffer.append(UInt8(ascii: ","))
-            ASCII.appendInteger(visit.rssiMax, to: &buffer)
-            buffer.append(UInt8(ascii: ","))
-            ASCII.appendOneDecimal(numerator: visit.rssiSum, denominator: visit.samples, to: &buffer)
-            buffer.append(contentsOf: [13, 10])
-        case .json:
-            buffer.append(contentsOf: (count == 0 ? "\n    {\"visit_id\": " : ",\n    {\"visit_id\": ").utf8)
-            ASCII.appendInteger(Int(visit.id ?? 0), to: &buffer)
-            buffer.append(contentsOf: ", \"kind\": \"".utf8)
-            buffer.append(contentsOf: visit.kind.rawValue.utf8)
-            buffer.append(contentsOf: "\", \"payload\": \"".utf8)
-            ASCII.appendHex(visit.payload, to: &buffer)
-            buffer.append(contentsOf: "\", \"check_in\": ".utf8)
-            appendTime(visit.checkIn)
-            buffer.append(contentsOf: ", \"check_out\": ".utf8)
-            appendTime(visit.checkOut)
-            buffer.append(contentsOf: ", \"duration_seconds\": ".utf8)
-            ASCII.appendInteger(end - checkIn, to: &buffer)
-            buffer.append(contentsOf: ", \"samples\": ".utf8)
-            ASCII.appendInteger(visit.samples, to: &buffer)
-            buffer.append(contentsOf: ", \"rssi_max\": ".utf8)
-            ASCII.appendInteger(visit.rssiMax, to: &buffer)
-            buffer.append(contentsOf: ", \"rssi_mean\": ".utf8)
-            ASCII.appendOneDecimal(numerator: visit.rssiSum, denominator: visit.samples, to: &buffer)
-            buffer.append(UInt8(ascii: "}"))
+        visit.payload.withUnsafeBytes { payload in
+            append(
+                id: Int(visit.id ?? 0), kind: visit.kind.rawValue, payload: payload, checkIn: visit.checkIn,
+                lastSeen: visit.lastSeen, checkOut: visit.checkOut, samples: visit.samples, rssiMax: visit.rssiMax,
+                rssiSum: visit.rssiSum)
+        }
+    }
+
+    /// One visit's fields; the payload may point straight into an SQLite row.
+    mutating func append(
+        id: Int, kind: String, payload: UnsafeRawBufferPointer, checkIn: Double, lastSeen: Double, checkOut: Double?,
+        samples: Int, rssiMax: Int, rssiSum: Int
+    ) {
+        let shownCheckIn = UTCTime.wholeSeconds(checkIn)
+        let shownEnd = UTCTime.wholeSeconds(checkOut ?? lastSeen)
+        let first = count == 0
+        let format = format
+        buffer.write(upTo: 512 + 6 * kind.utf8.count + 2 * payload.count) { out in
+            switch format {
+            case .csv:
+                out.integer(id)
+                out.byte(UInt8(ascii: ","))
+                out.text(kind)
+                out.byte(UInt8(ascii: ","))
+                out.hex(payload)
+                out.byte(UInt8(ascii: ","))
+                out.time(shownCheckIn)
+                out.byte(UInt8(ascii: ","))
+                if checkOut != nil { out.time(shownEnd) }
+                out.byte(UInt8(ascii: ","))
+                out.integer(shownEnd - shownCheckIn)
+                out.byte(UInt8(ascii: ","))
+                out.integer(samples)
+                out.byte(UInt8(ascii: ","))
+                out.integer(rssiMax)
+                out.byte(UInt8(ascii: ","))
+                out.oneDecimal(numerator: rssiSum, denominator: samples)
+                out.byte(13)
+                out.byte(10)
+            case .json:
+                out.text(first ? "\n    {\"visit_id\": " : ",\n    {\"visit_id\": ")
+                out.integer(id)
+                out.text(", \"kind\": ")
+                out.jsonString(kind)
+                out.text(", \"payload\": \"")
+                out.hex(payload)
+                out.text("\", \"check_in\": ")
+                out.jsonTime(checkIn)
+                out.text(", \"check_out\": ")
+                out.jsonTime(checkOut)
+                out.text(", \"duration_seconds\": ")
+                out.integer(shownEnd - shownCheckIn)
+                out.text(", \"samples\": ")
+                out.integer(samples)
+                out.text(", \"rssi_max\": ")
+                out.integer(rssiMax)
+                out.text(", \"rssi_mean\": ")
+                out.oneDecimal(numerator: rssiSum, denominator: samples)
+                out.byte(UInt8(ascii: "}"))
+            }
         }
         count += 1
+    }
+
+    /// A `visit` row in ``VisitRow/databaseSelection`` order, read without copying its payload.
+    mutating func append(row: Row) throws {
+        let kind: String = row[1]
+        let checkIn: Double = row[3]
+        let lastSeen: Double = row[4]
+        let checkOut: Double? = row[5]
+        let samples: Int = row[6]
+        let rssiMax: Int = row[7]
+        let rssiSum: Int = row[8]
+        try row.withUnsafeData(atIndex: 2) { data in
+            (data ?? Data()).withUnsafeBytes { payload in
+                append(
+                    id: row[0], kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
+                    samples: samples, rssiMax: rssiMax, rssiSum: rssiSum)
+            }
+        }
     }
 
     mutating func finish() {
         if format == .json {
             buffer.append(contentsOf: (count == 0 ? "]\n}\n" : "\n  ]\n}\n").utf8)
         }
-    }
-
-    private mutating func appendVenue(_ venue: VenueIdentity?) {
-        guard let venue else {
-            buffer.append(contentsOf: "null".utf8)
-            return
-        }
-        buffer.append(contentsOf: "{\"country\": ".utf8)
-        ASCII.appendInteger(Int(venue.country), to: &buffer)
-        buffer.append(contentsOf: ", \"state\": ".utf8)
-        ASCII.appendInteger(Int(venue.state), to: &buffer)
-        buffer.append(contentsOf: ", \"code\": ".utf8)
-        ASCII.appendInteger(Int(venue.code), to: &buffer)
-        for (name, value) in [("name", venue.name), ("location", venue.location), ("area", venue.area), ("url", venue.url)] {
-            buffer.append(contentsOf: ", \"\(name)\": ".utf8)
-            appendString(value)
-        }
-        buffer.append(UInt8(ascii: "}"))
-    }
-
-    private mutating func appendTime(_ time: Double?) {
-        guard let time else {
-            buffer.append(contentsOf: "null".utf8)
-            return
-        }
-        buffer.append(UInt8(ascii: "\""))
-        UTCTime.appendISO8601(UTCTime.wholeSeconds(time), to: &buffer)
-        buffer.append(UInt8(ascii: "\""))
-    }
-
-    /// A JSON string literal (RFC 8259 escaping), or null.
-    private mutating func appendString(_ value: String?) {
-        guard let value else {
-            buffer.append(contentsOf: "null".utf8)
-            return
-        }
-        buffer.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: "\\\\".utf8)
-            case 0x0A: buffer.append(contentsOf: "\\n".utf8)
-            case 0x0D: buffer.append(contentsOf: "\\r".utf8)
-            case 0x09: buffer.append(contentsOf: "\\t".utf8)
-            case 0x00..<0x20:
-                buffer.append(contentsOf: "\\u00".utf8)
-                ASCII.appendHex([byte], to: &buffer)
-            default: buffer.append(byte)
-            }
-        }
-        buffer.append(UInt8(ascii: "\""))
     }
 }

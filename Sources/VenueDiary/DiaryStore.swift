@@ -141,6 +141,16 @@ public struct DiaryStore: Sendable {
         }
     }
 
+    /// Streams raw `visit` rows (in ``VisitRow/databaseSelection`` order) for the export.
+    func forEachRow(in window: VisitWindow, _ body: (Row) throws -> Void) throws {
+        try database.read { db in
+            let rows = try Row.fetchCursor(db, window.request)
+            while let row = try rows.next() {
+                try body(row)
+            }
+        }
+    }
+
     /// Visits not yet checked out.
     public func openVisits() throws -> [Visit] {
         try database.read { db in
@@ -198,8 +208,9 @@ public struct DiaryStore: Sendable {
     /// the live path goes through ``VenueDiary``.
     public func save(_ visits: [Visit]) throws {
         try database.write { db in
+            let statements = try VisitStatements(db)
             for visit in visits {
-                _ = try VisitStatements.upsert(visit, db)
+                _ = try statements.upsert(visit)
             }
         }
     }

@@ -96,7 +96,7 @@ public enum SightingsCSV {
         bytes.reserveCapacity(field.count / 2)
         var high: UInt8?
         for c in field {
-            guard let nibble = ASCII.hexValue(c) else {
+            guard let nibble = hexValue(c) else {
                 throw RowError(problem: "payload has a character that is not a hex digit: '\(text([c][...]))'")
             }
             if let h = high {
@@ -110,6 +110,15 @@ public enum SightingsCSV {
     }
 
     // MARK: Fields
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 
     private static func text(_ field: ArraySlice<UInt8>) -> String {
         String(decoding: field, as: UTF8.self)

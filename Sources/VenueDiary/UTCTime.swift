@@ -32,100 +32,13 @@ enum UTCTime {
         }
     }
 
-    /// Whole seconds of a time, rounded down (exports show whole seconds).
+    /// The latest time an export shows: 9999-12-31T23:59:59Z.
+    static let latestSecond = 253_402_300_799
+
+    /// Whole seconds of a time, rounded down and kept within 1970…9999 (exports show whole
+    /// seconds in four-digit years).
     static func wholeSeconds(_ time: Double) -> Int {
         guard time.isFinite else { return 0 }
-        return Int(max(min(time, 9e15), -9e15).rounded(.down))
-    }
-
-    /// Appends `YYYY-MM-DDTHH:MM:SSZ`.
-    static func appendISO8601(_ seconds: Int, to out: inout [UInt8]) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = date(days: days)
-        appendPadded(year, width: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendPadded(month, width: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendPadded(day, width: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        appendPadded(secondOfDay / 3600, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendPadded(secondOfDay / 60 % 60, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendPadded(secondOfDay % 60, width: 2, to: &out)
-        out.append(UInt8(ascii: "Z"))
-    }
-
-    static func iso8601(_ time: Double) -> String {
-        var out: [UInt8] = []
-        appendISO8601(wholeSeconds(time), to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func appendPadded(_ value: Int, width: Int, to out: inout [UInt8]) {
-        if value < 0 {
-            out.append(UInt8(ascii: "-"))
-            appendPadded(-value, width: width, to: &out)
-            return
-        }
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        while divisor > 1 && value < divisor {
-            out.append(UInt8(ascii: "0"))
-            divisor /= 10
-        }
-        ASCII.appendInteger(value, to: &out)
-    }
-}
-
-/// Byte-level text helpers shared by the exporters and the sightings parser.
-enum ASCII {
-    static func appendInteger(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        let start = out.count
-        repeat {
-            out.append(UInt8(truncatingIfNeeded: 48 + magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        out[start...].reverse()
-    }
-
-    /// Appends `numerator / denominator` rounded half away from zero to one decimal, e.g. `-61.7`.
-    static func appendOneDecimal(numerator: Int, denominator: Int, to out: inout [UInt8]) {
-        guard denominator > 0 else {
-            out.append(contentsOf: "0.0".utf8)
-            return
-        }
-        let tenths = (2 * (numerator * 10).magnitude + UInt(denominator)) / (2 * UInt(denominator))
-        if numerator < 0 && tenths > 0 { out.append(UInt8(ascii: "-")) }
-        appendInteger(Int(tenths / 10), to: &out)
-        out.append(UInt8(ascii: "."))
-        out.append(UInt8(truncatingIfNeeded: 48 + tenths % 10))
-    }
-
-    /// Appends bytes as lowercase hex. (VenueDiary depends on GRDB alone, so it cannot use
-    /// BLEHost's `Hex`; this writes into the export buffer without an intermediate String.)
-    static func appendHex(_ bytes: [UInt8], to out: inout [UInt8]) {
-        for byte in bytes {
-            out.append(hexDigit(byte >> 4))
-            out.append(hexDigit(byte & 0x0F))
-        }
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? 48 + nibble : 87 + nibble
-    }
-
-    /// The value of a hex digit, or nil.
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return Int(max(0, min(time, Double(latestSecond))).rounded(.down))
     }
 }

@@ -70,7 +70,7 @@ public struct VenueDiary {
             let unseen = now - visit.lastSeen > settings.checkOutSeconds
             let tooLong = visit.lastSeen - visit.checkIn >= settings.maxVisitSeconds
             if !unseen, !tooLong, let key = tracker.resume(visit) {
-                writer.resumed(key, id: id)
+                writer.resumed(key, StoredVisit(id: id, checkIn: visit.checkIn))
                 resumedVisits += 1
             } else {
                 stale.append(id)
@@ -117,11 +117,11 @@ public struct VenueDiary {
         tracker.advance(to: now)
         let changes = tracker.takeChanges(includingUpdates: false)
         enqueue(changes)
-        let due = now - lastFlush >= policy.interval
-            || (policy.checkInsAtNextTick && pendingCheckIn)
-            || pending.count >= policy.maxPendingChanges
-        if due {
-            try write(now: now)
+        if now - lastFlush >= policy.interval || pending.count >= policy.maxPendingChanges {
+            try write(now: now, includingUpdates: true)
+        } else if policy.checkInsAtNextTick && pendingCheckIn {
+            // Only the transitions: refreshing every open visit waits for the interval.
+            try write(now: now, includingUpdates: false)
         }
         return changes
     }
@@ -132,7 +132,7 @@ public struct VenueDiary {
     public mutating func flush(now: Double) throws -> [VisitChange] {
         let changes = tracker.takeChanges(includingUpdates: false)
         enqueue(changes)
-        try write(now: now)
+        try write(now: now, includingUpdates: true)
         return changes
     }
 
@@ -164,11 +164,12 @@ public struct VenueDiary {
         }
     }
 
-    private mutating func write(now: Double) throws {
-        lastFlush = now
-        let updates = tracker.takeChanges(includingUpdates: true)
-        guard settings.isRecording else { return }
-        pending.append(contentsOf: updates)
+    private mutating func write(now: Double, includingUpdates: Bool) throws {
+        if includingUpdates {
+            lastFlush = now
+            enqueue(tracker.takeChanges(includingUpdates: true))
+        }
+        guard !pending.isEmpty else { return }
         try writer.apply(pending)
         pending.removeAll(keepingCapacity: true)
         pendingCheckIn = false

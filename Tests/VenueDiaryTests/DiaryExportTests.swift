@@ -99,14 +99,14 @@ import Testing
     @Test func aLargeExportArrivesInChunksAndToAFile() throws {
         let dir = try TemporaryDirectory()
         let store = try DiaryStore(path: dir.path("diary.sqlite"))
-        let visits = (0..<2000).map { i in
+        let visits = (0..<600).map { i in
             Visit(kind: .herald, payload: heraldPayload(UInt32(i)), checkIn: Double(i) * 60, lastSeen: Double(i) * 60 + 300, checkOut: Double(i) * 60 + 300, samples: 30, rssiMax: -40, rssiSum: -1800)
         }
         try store.save(visits)
         for format in DiaryExport.Format.allCases {
             var chunks: [[UInt8]] = []
             try DiaryExport.export(format, from: store, window: .all, venue: Self.venue, generatedAt: 0) { chunks.append($0) }
-            #expect(chunks.count > 5)
+            #expect(chunks.count >= 3)
             let whole = chunks.flatMap { $0 }
             let expected = format == .csv
                 ? DiaryExport.csv(try store.visits())
@@ -116,7 +116,7 @@ import Testing
             let path = dir.path("export.\(format.rawValue)")
             #expect(FileManager.default.createFile(atPath: path, contents: nil))
             let handle = try #require(FileHandle(forWritingAtPath: path))
-            #expect(try DiaryExport.export(format, from: store, window: .all, venue: Self.venue, generatedAt: 0, to: handle) == 2000)
+            #expect(try DiaryExport.export(format, from: store, window: .all, venue: Self.venue, generatedAt: 0, to: handle) == 600)
             try handle.close()
             #expect(fileBytes(path) == Data(expected))
         }

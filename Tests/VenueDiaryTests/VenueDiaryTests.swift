@@ -55,6 +55,24 @@ import Testing
         #expect(stored.checkIn == t0 && stored.checkOut == nil)
     }
 
+    @Test func aCheckInIsCommittedAloneWhileOpenVisitsWaitForTheInterval() throws {
+        let store = try DiaryStore(path: path)
+        var diary = try VenueDiary(store: store, settings: settings(), now: t0)
+        let early = diary.key(for: .herald, payload: heraldPayload(1))
+        let late = diary.key(for: .herald, payload: heraldPayload(2))
+        // early checks in at t0 + 125 (a flush), late at t0 + 145: between interval flushes.
+        _ = try run(&diary, keys: [early, late], present: [t0...t0 + 600, t0 + 20...t0 + 600], from: t0, to: t0 + 146)
+        let stored = Dictionary(uniqueKeysWithValues: try store.visits().map { ($0.payload, $0) })
+        #expect(stored[heraldPayload(2)]?.lastSeen == t0 + 145)
+        // early's row still holds what the t0 + 125 commit wrote, though it was seen since.
+        #expect(stored[heraldPayload(1)]?.lastSeen == t0 + 125)
+        #expect(diary.committedBatches == 2)
+        _ = try run(&diary, keys: [early, late], present: [t0...t0 + 600, t0 + 20...t0 + 600], from: t0 + 147, to: t0 + 155)
+        // The interval flush at t0 + 150 (30 s after t0 + 120) refreshes both.
+        #expect(try store.visits().map(\.lastSeen) == [t0 + 150, t0 + 150])
+        #expect(diary.committedBatches == 3)
+    }
+
     @Test func aWalkPastIsNeverWritten() throws {
         let store = try DiaryStore(path: path)
         var diary = try VenueDiary(store: store, settings: settings(), now: t0)

@@ -1,0 +1,154 @@
+// diary-bench: throughput of the venue diary, in release, on one core.
+//
+//   1. sightings/s through the presence tracker and the batched diary writer (the live path:
+//      VenueDiary with FlushPolicy.live, a clock tick per simulated second, real SQLite file),
+//      with 1,000 and 10,000 concurrent targets and 129-byte payloads;
+//   2. the time to export 1,000,000 visits to CSV (streamed from the diary file).
+//
+// Usage: diary-bench [--visits N] [--sightings N] [--targets 1000|10000] [--diary PATH]
+//   defaults: 6,000,000 sightings at each target count, 1,000,000 visits; --visits 0 skips the
+//   export; --diary keeps the filled export diary at PATH and reuses it next time
+import Foundation
+import VenueDiary
+
+struct BenchError: Error {
+    var message: String
+}
+
+func argument(_ name: String, default value: Int) -> Int {
+    let args = CommandLine.arguments
+    guard let i = args.firstIndex(of: name), i + 1 < args.count, let n = Int(args[i + 1]) else { return value }
+    return n
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// CPU seconds (user + system) this process has used: on a shared machine, wall time also
+/// counts other processes' turns, CPU time does not (it still counts our own fsync system calls
+/// but not the time spent waiting for the disk).
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+func payload(_ id: Int) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: 129)
+    withUnsafeBytes(of: UInt32(id).littleEndian) { bytes.replaceSubrange(3..<7, with: $0) }
+    for i in 7..<129 { bytes[i] = UInt8(truncatingIfNeeded: id &* 31 &+ i &* 7) }
+    return bytes
+}
+
+func scratchDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("diary-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func grouped(_ n: Int) -> String {
+    let digits = Array(String(n))
+    var out = ""
+    for (i, d) in digits.enumerated() {
+        if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+        out.append(d)
+    }
+    return out
+}
+
+/// Every target is present 600 s, then away 400 s (longer than check-out, so each cycle is a
+/// new visit), phases spread evenly; present targets are sighted once per simulated second.
+func trackerAndWriter(targets: Int, sightings wanted: Int) throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let store = try DiaryStore(path: dir.appendingPathComponent("diary.sqlite").path)
+    let t0 = 1_795_197_600.0
+    var diary = try VenueDiary(store: store, settings: DiarySettings(), now: t0)
+    let keys = (0..<targets).map { diary.key(for: .herald, payload: payload($0)) }
+    let phase = (0..<targets).map { ($0 * 997) % 1000 }
+    let rounds = wanted / (targets * 6 / 10)
+
+    var sightings = 0
+    var checkIns = 0
+    let clock = ContinuousClock()
+    let start = clock.now
+    let cpuStart = cpuSeconds()
+    for round in 0..<rounds {
+        let now = t0 + Double(round)
+        for j in 0..<targets where (round + phase[j]) % 1000 < 600 {
+            diary.record(keys[j], time: now, rssi: -50 - (round + j) % 30)
+            sightings += 1
+        }
+        for change in try diary.tick(now: now) where change.event == .checkedIn { checkIns += 1 }
+    }
+    try diary.close(now: t0 + Double(rounds), checkingOutOpenVisits: true)
+    let elapsed = seconds(clock.now - start)
+    let cpu = cpuSeconds() - cpuStart
+    let stats = try store.stats()
+    print(
+        "tracker+writer  targets \(grouped(targets)): \(grouped(sightings)) sightings over \(rounds) s of venue time in "
+            + String(format: "%.2f s wall = %@ sightings/s ", elapsed, grouped(Int(Double(sightings) / elapsed)))
+            + String(format: "(%.2f s CPU = %@ sightings/s); ", cpu, grouped(Int(Double(sightings) / cpu)))
+            + "\(grouped(checkIns)) check-ins, \(grouped(stats.visits)) visits written in \(diary.committedBatches) transactions, "
+            + "diary \(stats.fileBytes / 1_048_576) MiB")
+}
+
+/// Fills a diary with `count` visits (or reuses the one at `reuse` when it already holds them),
+/// then exports it all as CSV.
+func export(visits count: Int, reuse: String?) throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let store = try DiaryStore(path: reuse ?? dir.appendingPathComponent("diary.sqlite").path)
+    let clock = ContinuousClock()
+    let fillStart = clock.now
+    let t0 = 1_700_000_000.0
+    var batch: [Visit] = []
+    let existing = try store.stats().visits
+    for i in existing < count ? 0..<count : 0..<0 {
+        let checkIn = t0 + Double(i) * 7.3
+        batch.append(Visit(
+            kind: .herald, payload: payload(i), checkIn: checkIn, lastSeen: checkIn + 1800 + Double(i % 600),
+            checkOut: i % 1000 == 0 ? nil : checkIn + 1800 + Double(i % 600), samples: 120 + i % 50,
+            rssiMax: -45 - i % 20, rssiSum: (120 + i % 50) * (-62 - i % 7)))
+        if batch.count == 50_000 || i == count - 1 {
+            try store.save(batch)
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+    let fill = seconds(clock.now - fillStart)
+    let venue = VenueIdentity(country: 826, state: 4, code: 123_123, name: "Bench Arms")
+
+    var bytes = 0
+    let discardStart = clock.now
+    let discardCPUStart = cpuSeconds()
+    let exported = try DiaryExport.export(.csv, from: store, window: .all, venue: venue, generatedAt: t0) { bytes += $0.count }
+    let discard = seconds(clock.now - discardStart)
+    let discardCPU = cpuSeconds() - discardCPUStart
+
+    let path = dir.appendingPathComponent("export.csv").path
+    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        throw BenchError(message: "cannot create \(path)")
+    }
+    let fileStart = clock.now
+    try DiaryExport.export(.csv, from: store, window: .all, venue: venue, generatedAt: t0, to: handle)
+    try handle.synchronize()
+    try handle.close()
+    let toFile = seconds(clock.now - fileStart)
+
+    if existing < count {
+        print(String(format: "fill            %@ visits saved in %.2f s (%@ visits/s, setup only)", grouped(count), fill, grouped(Int(Double(count) / fill))))
+    }
+    print(String(
+        format: "export CSV      %@ visits, %@ bytes: %.2f s wall (%.2f s CPU) to a discarding sink, %.2f s wall to a file (fsynced)",
+        grouped(exported), grouped(bytes), discard, discardCPU, toFile))
+}
+
+let sightings = argument("--sightings", default: 6_000_000)
+let visits = argument("--visits", default: 1_000_000)
+let only = argument("--targets", default: 0)
+for targets in [1_000, 10_000] where only == 0 || only == targets {
+    try trackerAndWriter(targets: targets, sightings: sightings)
+}
+let reuse = CommandLine.arguments.firstIndex(of: "--diary").flatMap { $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil }
+if visits > 0 { try export(visits: visits, reuse: reuse) }
