@@ -41,4 +41,11 @@ enum UTCTime {
         guard time.isFinite else { return 0 }
         return Int(max(0, min(time, Double(latestSecond))).rounded(.down))
     }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` of a time, as exports show it.
+    static func iso8601(_ time: Double) -> String {
+        var bytes: [UInt8] = []
+        bytes.write(upTo: TextWriter.timeBytes) { $0.time(wholeSeconds(time)) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

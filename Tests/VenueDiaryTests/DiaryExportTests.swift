@@ -65,6 +65,14 @@ import Testing
         #expect(try JSONSerialization.jsonObject(with: Data(json)) is [String: Any])
     }
 
+    @Test func timesAreShownInWholeUTCSecondsWithinFourDigitYears() {
+        #expect(UTCTime.iso8601(1_795_342_500.9) == "2026-11-22T10:15:00Z")
+        #expect(UTCTime.iso8601(951_825_600) == "2000-02-29T12:00:00Z")
+        #expect(UTCTime.iso8601(-5) == "1970-01-01T00:00:00Z")
+        #expect(UTCTime.iso8601(1e300) == "9999-12-31T23:59:59Z")
+        #expect(UTCTime.iso8601(.nan) == "1970-01-01T00:00:00Z")
+    }
+
     @Test func shareWindows() throws {
         let now = 1_795_305_600.0
         #expect(try DiaryExport.window(.days(14), now: now) == VisitWindow(from: now - 14 * 86_400, to: now))
