@@ -110,3 +110,47 @@ public enum HCICommandError: Error, Hashable, Sendable, CustomStringConvertible 
         }
     }
 }
+
+// MARK: The controller side (a simulated controller receives commands and answers them)
+
+/// A command a controller can decode from its parameters: the other direction of
+/// ``HCICommand/encodeParameters(into:)``.
+public protocol HCIDecodableCommand: HCICommand {
+    /// Decodes the parameters (after the HCI command header). Extra trailing bytes throw.
+    init(parameters: ArraySlice<UInt8>) throws(DecodeError)
+}
+
+/// A command whose return parameters a controller can encode: the other direction of
+/// ``HCICommandWithReturnParameters/decodeReturnParameters(_:)``.
+public protocol HCIReturnParametersEncoding: HCICommandWithReturnParameters {
+    /// Appends the return parameters that follow the status byte.
+    static func encodeReturnParameters(_ parameters: ReturnParameters, into bytes: inout [UInt8])
+}
+
+/// A command packet as a controller receives it: its opcode and parameter bytes.
+public struct HCIReceivedCommand: Hashable, Sendable {
+    public var opcode: HCIOpcode
+    /// Shares the packet's storage.
+    public var parameters: ArraySlice<UInt8>
+
+    /// From an H4 command packet body (without the type byte): opcode, length, parameters.
+    public init(body: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(body)
+        opcode = HCIOpcode(rawValue: try r.readLE16("Command_Opcode"))
+        let length = Int(try r.readU8("Parameter_Total_Length"))
+        parameters = try r.readBytes(length, "command parameters")
+        try r.expectEnd("command packet")
+    }
+
+    /// Decodes the parameters as `C` (whose opcode the caller has matched).
+    public func decode<C: HCIDecodableCommand>(_ type: C.Type) throws(DecodeError) -> C {
+        try C(parameters: parameters)
+    }
+}
+
+extension HCIDecodableCommand {
+    /// For commands without parameters: accepts only an empty parameter list.
+    static func expectNoParameters(_ parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        try ByteReader(parameters).expectEnd("command parameters")
+    }
+}

@@ -50,3 +50,24 @@ public struct WriteLEHostSupported: HCICommand {
         bytes.append(simultaneous ? 1 : 0)
     }
 }
+
+extension Reset: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+}
+
+extension SetEventMask: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        mask = HCIEventMask(rawValue: try r.readLE64("Event_Mask"))
+        try r.expectEnd("Set Event Mask")
+    }
+}
+
+extension WriteLEHostSupported: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        leSupported = try r.readU8("LE_Supported_Host") != 0
+        simultaneous = try r.readU8("Simultaneous_LE_Host") != 0
+        try r.expectEnd("Write LE Host Supported")
+    }
+}

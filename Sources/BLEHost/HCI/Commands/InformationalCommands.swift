@@ -14,6 +14,14 @@ public struct ReadLocalVersionInformation: HCICommandWithReturnParameters {
         /// Company identifier of the controller's manufacturer.
         public var manufacturer: UInt16
         public var lmpSubversion: UInt16
+
+        public init(hciVersion: UInt8, hciRevision: UInt16, lmpVersion: UInt8, manufacturer: UInt16, lmpSubversion: UInt16) {
+            self.hciVersion = hciVersion
+            self.hciRevision = hciRevision
+            self.lmpVersion = lmpVersion
+            self.manufacturer = manufacturer
+            self.lmpSubversion = lmpSubversion
+        }
     }
 
     public static func decodeReturnParameters(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> ReturnParameters {
@@ -64,6 +72,13 @@ public struct ReadBufferSize: HCICommandWithReturnParameters {
         public var scoDataLength: UInt8
         public var aclPacketCount: UInt16
         public var scoPacketCount: UInt16
+
+        public init(aclDataLength: UInt16, scoDataLength: UInt8, aclPacketCount: UInt16, scoPacketCount: UInt16) {
+            self.aclDataLength = aclDataLength
+            self.scoDataLength = scoDataLength
+            self.aclPacketCount = aclPacketCount
+            self.scoPacketCount = scoPacketCount
+        }
     }
 
     public static func decodeReturnParameters(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> ReturnParameters {
@@ -99,10 +114,68 @@ public struct ReadRSSI: HCICommandWithReturnParameters {
         public var handle: UInt16
         /// dBm; 127 means not available.
         public var rssi: Int8
+
+        public init(handle: UInt16, rssi: Int8) {
+            self.handle = handle
+            self.rssi = rssi
+        }
     }
 
     public static func decodeReturnParameters(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> ReturnParameters {
         var r = ByteReader(bytes)
         return ReturnParameters(handle: try r.readLE16("Handle") & 0x0FFF, rssi: try r.readI8("RSSI"))
+    }
+}
+
+extension ReadLocalVersionInformation: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+
+    public static func encodeReturnParameters(_ p: ReturnParameters, into bytes: inout [UInt8]) {
+        bytes.append(p.hciVersion)
+        bytes.appendLE16(p.hciRevision)
+        bytes.append(p.lmpVersion)
+        bytes.appendLE16(p.manufacturer)
+        bytes.appendLE16(p.lmpSubversion)
+    }
+}
+
+extension ReadLocalSupportedCommands: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+
+    /// Always 64 octets: shorter bitmaps are padded with zeros, longer ones cut.
+    public static func encodeReturnParameters(_ p: SupportedCommands, into bytes: inout [UInt8]) {
+        for k in 0..<64 { bytes.append(k < p.octets.count ? p.octets[k] : 0) }
+    }
+}
+
+extension ReadBufferSize: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+
+    public static func encodeReturnParameters(_ p: ReturnParameters, into bytes: inout [UInt8]) {
+        bytes.appendLE16(p.aclDataLength)
+        bytes.append(p.scoDataLength)
+        bytes.appendLE16(p.aclPacketCount)
+        bytes.appendLE16(p.scoPacketCount)
+    }
+}
+
+extension ReadBDAddr: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+
+    public static func encodeReturnParameters(_ address: BluetoothAddress, into bytes: inout [UInt8]) {
+        address.append(to: &bytes)
+    }
+}
+
+extension ReadRSSI: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        handle = try r.readLE16("Handle") & 0x0FFF
+        try r.expectEnd("Read RSSI")
+    }
+
+    public static func encodeReturnParameters(_ p: ReturnParameters, into bytes: inout [UInt8]) {
+        bytes.appendLE16(p.handle & 0x0FFF)
+        bytes.appendI8(p.rssi)
     }
 }

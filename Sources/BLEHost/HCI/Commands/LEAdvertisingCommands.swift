@@ -98,3 +98,57 @@ public struct LESetAdvertisingEnable: HCICommand {
     public init(_ enabled: Bool) { self.enabled = enabled }
     public func encodeParameters(into bytes: inout [UInt8]) { bytes.append(enabled ? 1 : 0) }
 }
+
+extension LESetAdvertisingParameters: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        intervalMin = try r.readLE16("Advertising_Interval_Min")
+        intervalMax = try r.readLE16("Advertising_Interval_Max")
+        type = LEAdvertisingType(rawValue: try r.readU8("Advertising_Type"))
+        ownAddressType = AddressType(rawValue: try r.readU8("Own_Address_Type"))
+        peerAddressType = AddressType(rawValue: try r.readU8("Peer_Address_Type"))
+        peerAddress = try r.readAddress("Peer_Address")
+        channelMap = try r.readU8("Advertising_Channel_Map")
+        filterPolicy = try r.readU8("Advertising_Filter_Policy")
+        try r.expectEnd("LE Set Advertising Parameters")
+    }
+}
+
+extension AdvertisingPayload {
+    /// Decodes the 32 parameter bytes of LE Set Advertising/Scan Response Data: a length of at
+    /// most 31, then that many significant bytes of 31 (the padding is ignored).
+    static func decodePadded(_ parameters: ArraySlice<UInt8>, field: StaticString) throws(DecodeError) -> AdvertisingPayload {
+        var r = ByteReader(parameters)
+        let length = Int(try r.readU8(field))
+        let all = try r.readBytes(AdvertisingPayload.maximumLength, field)
+        try r.expectEnd(field)
+        guard length <= AdvertisingPayload.maximumLength else {
+            throw DecodeError(.lengthMismatch, field: field, detail: "length \(length); at most 31")
+        }
+        do {
+            return try AdvertisingPayload(Array(all.prefix(length)))
+        } catch {
+            throw DecodeError(.lengthMismatch, field: field, detail: "\(error)")
+        }
+    }
+}
+
+extension LESetAdvertisingData: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        data = try AdvertisingPayload.decodePadded(parameters, field: "Advertising_Data")
+    }
+}
+
+extension LESetScanResponseData: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        data = try AdvertisingPayload.decodePadded(parameters, field: "Scan_Response_Data")
+    }
+}
+
+extension LESetAdvertisingEnable: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        enabled = try r.readU8("Advertising_Enable") != 0
+        try r.expectEnd("LE Set Advertising Enable")
+    }
+}

@@ -112,3 +112,43 @@ public struct LEConnectionUpdate: HCICommand, Hashable {
         bytes.appendLE16(maxCELength)
     }
 }
+
+extension LEConnectionParameters {
+    init(from r: inout ByteReader) throws(DecodeError) {
+        intervalMin = try r.readLE16("Connection_Interval_Min")
+        intervalMax = try r.readLE16("Connection_Interval_Max")
+        latency = try r.readLE16("Max_Latency")
+        supervisionTimeout = try r.readLE16("Supervision_Timeout")
+    }
+}
+
+extension LECreateConnection: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        scanInterval = try r.readLE16("LE_Scan_Interval")
+        scanWindow = try r.readLE16("LE_Scan_Window")
+        useFilterAcceptList = try r.readU8("Initiator_Filter_Policy") != 0
+        peerAddressType = AddressType(rawValue: try r.readU8("Peer_Address_Type"))
+        peerAddress = try r.readAddress("Peer_Address")
+        ownAddressType = AddressType(rawValue: try r.readU8("Own_Address_Type"))
+        connection = try LEConnectionParameters(from: &r)
+        minCELength = try r.readLE16("Min_CE_Length")
+        maxCELength = try r.readLE16("Max_CE_Length")
+        try r.expectEnd("LE Create Connection")
+    }
+}
+
+extension LECreateConnectionCancel: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+}
+
+extension LEConnectionUpdate: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        handle = try r.readLE16("Connection_Handle") & 0x0FFF
+        self.parameters = try LEConnectionParameters(from: &r)
+        minCELength = try r.readLE16("Min_CE_Length")
+        maxCELength = try r.readLE16("Max_CE_Length")
+        try r.expectEnd("LE Connection Update")
+    }
+}

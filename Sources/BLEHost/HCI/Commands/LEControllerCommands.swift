@@ -39,6 +39,11 @@ public struct LEReadBufferSize: HCICommandWithReturnParameters {
     public struct ReturnParameters: Hashable, Sendable {
         public var dataLength: UInt16
         public var packetCount: UInt8
+
+        public init(dataLength: UInt16, packetCount: UInt8) {
+            self.dataLength = dataLength
+            self.packetCount = packetCount
+        }
         /// 0/0: use Read Buffer Size instead.
         public var isShared: Bool { dataLength == 0 || packetCount == 0 }
     }
@@ -112,5 +117,58 @@ public struct LELongTermKeyRequestNegativeReply: HCICommandWithReturnParameters 
     public static func decodeReturnParameters(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> UInt16 {
         var r = ByteReader(bytes)
         return try r.readLE16("Connection_Handle") & 0x0FFF
+    }
+}
+
+extension LESetEventMask: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        mask = LEEventMask(rawValue: try r.readLE64("LE_Event_Mask"))
+        try r.expectEnd("LE Set Event Mask")
+    }
+}
+
+extension LEReadBufferSize: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+
+    public static func encodeReturnParameters(_ p: ReturnParameters, into bytes: inout [UInt8]) {
+        bytes.appendLE16(p.dataLength)
+        bytes.append(p.packetCount)
+    }
+}
+
+extension LEReadLocalSupportedFeatures: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+
+    public static func encodeReturnParameters(_ features: LEFeatures, into bytes: inout [UInt8]) {
+        bytes.appendLE64(features.rawValue)
+    }
+}
+
+extension LESetRandomAddress: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        address = try r.readAddress("Random_Address")
+        try r.expectEnd("LE Set Random Address")
+    }
+}
+
+extension LEReadSupportedStates: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) { try Self.expectNoParameters(parameters) }
+
+    public static func encodeReturnParameters(_ states: UInt64, into bytes: inout [UInt8]) {
+        bytes.appendLE64(states)
+    }
+}
+
+extension LELongTermKeyRequestNegativeReply: HCIDecodableCommand, HCIReturnParametersEncoding {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        handle = try r.readLE16("Connection_Handle") & 0x0FFF
+        try r.expectEnd("LE Long Term Key Request Negative Reply")
+    }
+
+    public static func encodeReturnParameters(_ handle: UInt16, into bytes: inout [UInt8]) {
+        bytes.appendLE16(handle & 0x0FFF)
     }
 }

@@ -57,3 +57,24 @@ public struct LESetScanEnable: HCICommand {
         bytes.append(filterDuplicates ? 1 : 0)
     }
 }
+
+extension LESetScanParameters: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        type = LEScanType(rawValue: try r.readU8("LE_Scan_Type"))
+        interval = try r.readLE16("LE_Scan_Interval")
+        window = try r.readLE16("LE_Scan_Window")
+        ownAddressType = AddressType(rawValue: try r.readU8("Own_Address_Type"))
+        filterPolicy = try r.readU8("Scanning_Filter_Policy")
+        try r.expectEnd("LE Set Scan Parameters")
+    }
+}
+
+extension LESetScanEnable: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        enabled = try r.readU8("LE_Scan_Enable") != 0
+        filterDuplicates = try r.readU8("Filter_Duplicates") != 0
+        try r.expectEnd("LE Set Scan Enable")
+    }
+}

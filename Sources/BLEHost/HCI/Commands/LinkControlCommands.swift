@@ -15,3 +15,12 @@ public struct Disconnect: HCICommand {
         bytes.append(reason.rawValue)
     }
 }
+
+extension Disconnect: HCIDecodableCommand {
+    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
+        var r = ByteReader(parameters)
+        handle = try r.readLE16("Connection_Handle") & 0x0FFF
+        reason = HCIStatus(rawValue: try r.readU8("Reason"))
+        try r.expectEnd("Disconnect")
+    }
+}

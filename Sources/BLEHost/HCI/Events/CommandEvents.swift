@@ -47,3 +47,32 @@ public struct CommandStatus: Hashable, Sendable {
         opcode = HCIOpcode(rawValue: try r.readLE16("Command_Opcode"))
     }
 }
+
+extension CommandComplete {
+    /// Status only (commands without return parameters, or a failed command).
+    public init(opcode: HCIOpcode, status: HCIStatus, numberOfCommands: UInt8 = 1) {
+        self.init(numberOfCommands: numberOfCommands, opcode: opcode, returnParameters: [status.rawValue][...])
+    }
+
+    /// A successful `C` with its return parameters.
+    public init<C: HCIReturnParametersEncoding>(_ command: C.Type, returning parameters: C.ReturnParameters, numberOfCommands: UInt8 = 1) {
+        var bytes: [UInt8] = [HCIStatus.success.rawValue]
+        C.encodeReturnParameters(parameters, into: &bytes)
+        self.init(numberOfCommands: numberOfCommands, opcode: C.opcode, returnParameters: bytes[...])
+    }
+
+    public var packet: H4Packet {
+        var p: [UInt8] = [numberOfCommands]
+        p.appendLE16(opcode.rawValue)
+        p.append(contentsOf: returnParameters)
+        return HCIEventCode.commandComplete.packet(parameters: p)
+    }
+}
+
+extension CommandStatus {
+    public var packet: H4Packet {
+        var p: [UInt8] = [status.rawValue, numberOfCommands]
+        p.appendLE16(opcode.rawValue)
+        return HCIEventCode.commandStatus.packet(parameters: p)
+    }
+}

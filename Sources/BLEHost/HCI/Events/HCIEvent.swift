@@ -52,3 +52,20 @@ public enum HCIEvent: Hashable, Sendable {
 
     public init(decoding packet: [UInt8]) throws(DecodeError) { try self.init(decoding: packet[...]) }
 }
+
+// MARK: The controller side (a simulated controller encodes events)
+
+extension HCIEventCode {
+    /// Longest parameter list an event carries (its length is one byte).
+    public static let maximumParameterLength = 255
+
+    /// An event packet with this code: `code | length | parameters`. The encoders in this
+    /// module never build more than ``maximumParameterLength`` parameter bytes.
+    public func packet(parameters: [UInt8]) -> H4Packet {
+        assert(parameters.count <= Self.maximumParameterLength, "event parameters over 255 bytes")
+        var body: [UInt8] = [rawValue, UInt8(truncatingIfNeeded: parameters.count)]
+        body.reserveCapacity(2 + parameters.count)
+        body.append(contentsOf: parameters)
+        return H4Packet(type: .event, body: body)
+    }
+}

@@ -96,3 +96,33 @@ public struct LEAdvertisingReports: Hashable, Sendable, Sequence {
     public func makeIterator() -> Iterator { Iterator(reader: ByteReader(records), left: count) }
     public var underestimatedCount: Int { count }
 }
+
+// MARK: The controller side
+
+extension LEAdvertisingReport {
+    /// Bytes of this report's record: event type, address type, address, data length, data, RSSI.
+    public var recordSize: Int { 10 + data.count }
+
+    /// Appends the record in the sequential layout ``read(from:)`` reads.
+    public func append(to bytes: inout [UInt8]) {
+        bytes.append(eventType.rawValue)
+        bytes.append(addressType.rawValue)
+        address.append(to: &bytes)
+        bytes.append(UInt8(truncatingIfNeeded: data.count))
+        bytes.append(contentsOf: data)
+        bytes.appendI8(rawRSSI)
+    }
+}
+
+extension LEAdvertisingReports {
+    /// Room for report records in one event: 255 parameter bytes less subevent and Num_Reports.
+    public static let maximumRecordBytes = HCIEventCode.maximumParameterLength - 2
+
+    /// One LE Advertising Report event with `reports`, whose records must fit
+    /// ``maximumRecordBytes`` together (a controller starts a new event when the next would not).
+    public static func packet(_ reports: [LEAdvertisingReport]) -> H4Packet {
+        var p: [UInt8] = [UInt8(truncatingIfNeeded: reports.count)]
+        for report in reports { report.append(to: &p) }
+        return LEMetaEvent.packet(subevent: LEMetaEvent.Subevent.advertisingReport, parameters: p)
+    }
+}

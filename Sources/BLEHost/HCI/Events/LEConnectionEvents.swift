@@ -114,3 +114,38 @@ public struct LELongTermKeyRequest: Hashable, Sendable {
         encryptedDiversifier = try r.readLE16("Encrypted_Diversifier")
     }
 }
+
+extension LEConnectionComplete {
+    /// LE Connection Complete (subevent 0x01); the resolvable private addresses are not carried.
+    public var packet: H4Packet {
+        var p: [UInt8] = [status.rawValue]
+        p.appendLE16(handle & 0x0FFF)
+        p.append(role.rawValue)
+        p.append(peerAddressType.rawValue)
+        peerAddress.append(to: &p)
+        p.appendLE16(interval)
+        p.appendLE16(latency)
+        p.appendLE16(supervisionTimeout)
+        p.append(centralClockAccuracy)
+        return LEMetaEvent.packet(subevent: LEMetaEvent.Subevent.connectionComplete, parameters: p)
+    }
+}
+
+extension LEConnectionUpdateComplete {
+    public init(status: HCIStatus, handle: UInt16, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+        self.status = status
+        self.handle = handle
+        self.interval = interval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
+
+    public var packet: H4Packet {
+        var p: [UInt8] = [status.rawValue]
+        p.appendLE16(handle & 0x0FFF)
+        p.appendLE16(interval)
+        p.appendLE16(latency)
+        p.appendLE16(supervisionTimeout)
+        return LEMetaEvent.packet(subevent: LEMetaEvent.Subevent.connectionUpdateComplete, parameters: p)
+    }
+}

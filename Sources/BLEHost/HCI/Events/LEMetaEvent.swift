@@ -35,3 +35,13 @@ public enum LEMetaEvent: Hashable, Sendable {
         }
     }
 }
+
+extension LEMetaEvent {
+    /// An LE Meta event packet: `0x3E | length | subevent | parameters`.
+    public static func packet(subevent: UInt8, parameters: [UInt8]) -> H4Packet {
+        var p: [UInt8] = [subevent]
+        p.reserveCapacity(1 + parameters.count)
+        p.append(contentsOf: parameters)
+        return HCIEventCode.leMeta.packet(parameters: p)
+    }
+}

@@ -61,3 +61,37 @@ public struct NumberOfCompletedPackets: Hashable, Sendable, Sequence {
     public func makeIterator() -> Iterator { Iterator(reader: ByteReader(entries)) }
     public var underestimatedCount: Int { entries.count / 4 }
 }
+
+extension DisconnectionComplete {
+    public var packet: H4Packet {
+        var p: [UInt8] = [status.rawValue]
+        p.appendLE16(handle & 0x0FFF)
+        p.append(reason.rawValue)
+        return HCIEventCode.disconnectionComplete.packet(parameters: p)
+    }
+}
+
+extension NumberOfCompletedPackets {
+    /// From `(handle, count)` entries; at most 63 fit one event.
+    public init(_ completed: [Entry]) {
+        var bytes: [UInt8] = []
+        for entry in completed.prefix(63) {
+            bytes.appendLE16(entry.handle & 0x0FFF)
+            bytes.appendLE16(entry.completedPackets)
+        }
+        entries = bytes[...]
+    }
+
+    public var packet: H4Packet {
+        var p: [UInt8] = [UInt8(entries.count / 4)]
+        p.append(contentsOf: entries)
+        return HCIEventCode.numberOfCompletedPackets.packet(parameters: p)
+    }
+}
+
+extension NumberOfCompletedPackets.Entry {
+    public init(handle: UInt16, count: UInt16) {
+        self.handle = handle
+        self.completedPackets = count
+    }
+}
