@@ -7,6 +7,7 @@
 //   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
 //   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
+//   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
 import PackageDescription
@@ -36,13 +37,15 @@ let package = Package(
         .target(name: "Herald", dependencies: ["BLEHost"]),
         .target(name: "VenueDiary", dependencies: [grdb]),
         .target(name: "Simulation", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
-        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", logging, toml]),
+        .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
+        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", logging, toml]),
         .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", argumentParser, logging]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "BLEHost"]),
+        .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.

@@ -7,6 +7,9 @@
 ///   the next sighting opens a new visit (a gap of exactly `checkOut` keeps it open);
 /// - a pending visit that closes is a **walk-past** and is never written;
 /// - sightings weaker than `minRSSI` are ignored entirely;
+/// - a sighting without an RSSI (nil: the controller could not measure one, or the phone wrote to
+///   us) is presence all the same: it opens and extends visits whatever `minRSSI` says, and leaves
+///   the RSSI statistics (samples, strongest, mean) alone;
 /// - a visit whose `last − first` reaches `maxVisit` is closed there, and the next sighting opens
 ///   a new one (a phone left behind does not make a week-long visit).
 ///
@@ -110,15 +113,16 @@ public struct PresenceTracker: Sendable {
         return VisitKey(slot: slot, generation: slots[Int(slot)].generation)
     }
 
-    /// Records one sighting of a registered identity. Returns false when the key has been
-    /// released (register the payload again); weak sightings return true and are ignored.
+    /// Records one sighting of a registered identity; `rssi` nil is presence without a
+    /// measurement. Returns false when the key has been released (register the payload again);
+    /// weak sightings return true and are ignored.
     @discardableResult
-    public mutating func record(_ key: VisitKey, time: Double, rssi: Int) -> Bool {
+    public mutating func record(_ key: VisitKey, time: Double, rssi: Int?) -> Bool {
         guard let i = liveSlot(key) else {
             counters.staleKeys += 1
             return false
         }
-        if let minRSSI, rssi < minRSSI {
+        if let minRSSI, let rssi, rssi < minRSSI {
             counters.ignoredWeak += 1
             return true
         }
@@ -157,7 +161,7 @@ public struct PresenceTracker: Sendable {
         var usable: [RSSISample] = []
         usable.reserveCapacity(samples.count)
         for sample in samples {
-            if let minRSSI, sample.rssi < minRSSI {
+            if let minRSSI, let rssi = sample.rssi, rssi < minRSSI {
                 counters.ignoredWeak += 1
             } else if !sample.time.isFinite {
                 counters.droppedSamples += 1
@@ -293,7 +297,7 @@ public struct PresenceTracker: Sendable {
             samples: s.samples, rssiMax: s.rssiMax, rssiSum: s.rssiSum)
     }
 
-    private mutating func observe(_ i: Int, time: Double, rssi: Int) {
+    private mutating func observe(_ i: Int, time: Double, rssi: Int?) {
         var s = slots[i]
         switch s.phase {
         case .pending, .checkedIn:
@@ -313,27 +317,29 @@ public struct PresenceTracker: Sendable {
         slots[i] = s
     }
 
-    private mutating func open(_ s: inout Slot, time: Double, rssi: Int) {
+    private mutating func open(_ s: inout Slot, time: Double, rssi: Int?) {
         s.phase = .pending
         s.dirty = false
         s.first = time
         s.last = time
         s.samples = 0
-        s.rssiMax = rssi
+        s.rssiMax = 0
         s.rssiSum = 0
         fold(&s, rssi: rssi)
         openVisitCount += 1
     }
 
-    private mutating func fold(_ s: inout Slot, rssi: Int) {
+    /// Counts a sighting; only a measured one joins the RSSI statistics.
+    private mutating func fold(_ s: inout Slot, rssi: Int?) {
+        counters.sightings += 1
+        guard let rssi else { return }
+        if s.samples == 0 || rssi > s.rssiMax { s.rssiMax = rssi }
         s.samples += 1
         s.rssiSum += rssi
-        if rssi > s.rssiMax { s.rssiMax = rssi }
-        counters.sightings += 1
     }
 
     /// Folds a sample older than the visit's last sighting; false when it fits the visit not.
-    private mutating func foldEarlier(_ s: inout Slot, time: Double, rssi: Int) -> Bool {
+    private mutating func foldEarlier(_ s: inout Slot, time: Double, rssi: Int?) -> Bool {
         if time >= s.first {
             fold(&s, rssi: rssi)
             return true

@@ -92,7 +92,7 @@ public struct VenueDiary {
 
     /// See ``PresenceTracker/record(_:time:rssi:)``.
     @discardableResult
-    public mutating func record(_ key: VisitKey, time: Double, rssi: Int) -> Bool {
+    public mutating func record(_ key: VisitKey, time: Double, rssi: Int?) -> Bool {
         tracker.record(key, time: time, rssi: rssi)
     }
 

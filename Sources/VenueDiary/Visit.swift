@@ -13,9 +13,11 @@ public struct Visit: Sendable, Equatable {
     public var lastSeen: Double
     /// The check-out time (the last sighting of a finished visit); nil while the visit is open.
     public var checkOut: Double?
-    /// Sightings folded into this visit.
+    /// RSSI measurements folded into this visit. Sightings without a measurement (a controller
+    /// that cannot measure, a phone writing to us) extend the visit but are not counted here, so
+    /// a visit can have 0 samples; its RSSI statistics are then unknown.
     public var samples: Int
-    /// Strongest RSSI seen, dBm.
+    /// Strongest RSSI measured, dBm (meaningless when `samples` is 0).
     public var rssiMax: Int
     /// Sum of all RSSI values, dBm, so that the mean stays exact when samples are added later.
     public var rssiSum: Int
@@ -35,7 +37,7 @@ public struct Visit: Sendable, Equatable {
         self.rssiSum = rssiSum
     }
 
-    /// Mean RSSI in dBm (0 for a visit without samples, which the tracker never produces).
+    /// Mean RSSI in dBm (0 for a visit without samples).
     public var rssiMean: Double {
         samples > 0 ? Double(rssiSum) / Double(samples) : 0
     }
@@ -61,14 +63,14 @@ public struct Sighting: Sendable, Equatable {
     }
 }
 
-/// An RSSI measurement taken before the payload was known (the Bluetooth layer measures a device
-/// by its ephemeral address first and reads its payload later); see
-/// ``PresenceTracker/attribute(_:to:)``.
+/// A sighting taken before the payload was known (the Bluetooth layer measures a device by its
+/// ephemeral address first and reads its payload later); see ``PresenceTracker/attribute(_:to:)``.
+/// `rssi` is nil when the controller could not measure it.
 public struct RSSISample: Sendable, Equatable {
     public var time: Double
-    public var rssi: Int
+    public var rssi: Int?
 
-    public init(time: Double, rssi: Int) {
+    public init(time: Double, rssi: Int?) {
         self.time = time
         self.rssi = rssi
     }

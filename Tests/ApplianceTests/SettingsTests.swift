@@ -1,4 +1,5 @@
 import Testing
+import BLEHost
 @testable import Appliance
 
 @Suite struct SettingsTests {
@@ -32,7 +33,8 @@ import Testing
         #expect(s.diary.path == "/var/lib/venue-beacon/diary.sqlite")
         #expect(s.export.email == "")
         #expect(s.export.sendmail == "/usr/sbin/sendmail")
-        #expect(s.bluetooth.device == "hci0")
+        #expect(s.bluetooth == BluetoothSettings())
+        #expect(s.herald == HeraldSettings())
         #expect(s.gpio.enabled == false)
         #expect(s.logging.level == "info")
     }
@@ -75,7 +77,7 @@ import Testing
     @Test func unknownSectionAndTopLevelKey() {
         let p = problems("colour = \"blue\"\n" + Self.minimal + "\n[extras]\nx = 1\n")
         #expect(p.map(\.key) == ["colour", "[extras]"])
-        #expect(p.first?.description == "test.toml: colour = \"blue\": unknown key; the file has sections [venue], [diary], [export], [bluetooth], [gpio], [logging], [schedule]")
+        #expect(p.first?.description == "test.toml: colour = \"blue\": unknown key; the file has sections [venue], [diary], [export], [bluetooth], [herald], [gpio], [logging], [schedule]")
     }
 
     @Test func wrongTypeNamesKeyValueAndAllowed() {
@@ -198,6 +200,15 @@ import Testing
             [gpio]
             button = 23
             status_led = "GPIO17"
+            [bluetooth]
+            btsnoop = "/tmp/hci.btsnoop"
+            legacy_service = true
+            scan_interval_ms = 60
+            scan_window_ms = 60
+            [herald]
+            payload_update_seconds = 300
+            advert_protocol_service = "a6ba4286-c550-4794-a888-9467ef0b31a9"
+            log_directory = "/tmp/herald"
             [export]
             email = "a@example.org, b@example.org"
             from = "venue@example.org"
@@ -223,5 +234,88 @@ import Testing
         let p = problems(Self.minimal + "\n[export]\noutbox = \"outbox\"\nretry_seconds = 600\nretry_max_seconds = 60\nrequire_mount = 1\n")
         #expect(p.map(\.key) == ["export.require_mount", "export.outbox", "export.retry_max_seconds"])
         #expect(p.last?.problem == "must be at least retry_seconds (600)")
+    }
+
+    @Test func bluetoothAndHeraldDefaultsAreHeraldsAndLeaveAirtimeForWiFi() throws {
+        let s = try Settings.parse(Self.minimal, file: "t")
+        #expect(s.bluetooth.btsnoop == nil)
+        #expect(s.bluetooth.legacyService == false)
+        #expect(s.bluetooth.advertisingIntervalMS == 200)
+        #expect(s.bluetooth.scanDutyPercent == 50)
+        #expect(s.bluetooth.maxConnections == 8)
+        #expect(s.herald.connectionTimeoutSeconds == 12)
+        #expect(s.herald.payloadUpdateSeconds == nil)
+        #expect(s.herald.peripheralCleanSeconds == 1800)
+        #expect(s.herald.payloadSharing)
+        #expect(s.herald.gaen)
+        #expect(!s.herald.openTrace)
+        #expect(s.herald.advertProtocolService == nil)
+        #expect(s.herald.logDirectory == nil)
+    }
+
+    @Test func bluetoothAndHeraldKeys() throws {
+        let s = try Settings.parse(Self.minimal + """
+
+            [bluetooth]
+            device = "unix:/tmp/bt-server-le"
+            btsnoop = "/var/lib/venue-beacon/hci.btsnoop"
+            legacy_service = true
+            advertising_interval_ms = 100
+            scan_interval_ms = 40
+            scan_window_ms = 40
+            max_connections = 2
+            [herald]
+            connection_timeout_seconds = 5
+            payload_update_seconds = 600
+            peripheral_clean_seconds = 60
+            payload_sharing = false
+            gaen = false
+            opentrace = true
+            advert_protocol_service = "fd6f"
+            log_directory = "/var/lib/venue-beacon/herald"
+            """, file: "t")
+        #expect(s.bluetooth == BluetoothSettings(
+            device: "unix:/tmp/bt-server-le", btsnoop: "/var/lib/venue-beacon/hci.btsnoop", legacyService: true,
+            advertisingIntervalMS: 100, scanIntervalMS: 40, scanWindowMS: 40, maxConnections: 2))
+        #expect(s.bluetooth.scanDutyPercent == 100)
+        #expect(s.herald == HeraldSettings(
+            connectionTimeoutSeconds: 5, payloadUpdateSeconds: 600, peripheralCleanSeconds: 60, payloadSharing: false,
+            gaen: false, openTrace: true, advertProtocolService: BluetoothUUID(UInt16(0xFD6F)),
+            logDirectory: "/var/lib/venue-beacon/herald"))
+        let never = try Settings.parse(Self.minimal + "\n[herald]\npayload_update_seconds = \"never\"\n", file: "t")
+        #expect(never.herald.payloadUpdateSeconds == nil)
+    }
+
+    @Test func bluetoothAndHeraldMistakes() {
+        let p = problems(Self.minimal + """
+
+            [bluetooth]
+            btsnoop = "capture.btsnoop"
+            legacy_service = "yes"
+            advertising_interval_ms = 10
+            scan_interval_ms = 50
+            scan_window_ms = 100
+            max_connections = 1
+            [herald]
+            connection_timeout_seconds = 0
+            payload_update_seconds = "sometimes"
+            peripheral_clean_seconds = 5
+            payload_sharing = 1
+            advert_protocol_service = "FD6F"
+            log_directory = "herald"
+            """)
+        #expect(p.map(\.key) == [
+            "bluetooth.btsnoop", "bluetooth.legacy_service", "bluetooth.advertising_interval_ms", "bluetooth.scan_window_ms",
+            "bluetooth.max_connections", "herald.connection_timeout_seconds", "herald.payload_update_seconds",
+            "herald.peripheral_clean_seconds", "herald.payload_sharing", "herald.advert_protocol_service", "herald.log_directory",
+        ])
+        #expect(p.first { $0.key == "bluetooth.scan_window_ms" }?.problem == "must be at most scan_interval_ms (50); equal values scan all the time")
+        #expect(p.first { $0.key == "herald.payload_update_seconds" }?.problem.contains("\"never\"") == true)
+        // FD6F is GAEN's: with gaen on it would never be reported as kind advert.
+        #expect(p.first { $0.key == "herald.advert_protocol_service" }?.problem.contains("gaen = false") == true)
+        for bad in ["FD6", "0xFD6F0", "1234abcd", "not-a-uuid"] {
+            let q = problems(Self.minimal + "\n[herald]\nadvert_protocol_service = \"\(bad)\"\n")
+            #expect(q.map(\.key) == ["herald.advert_protocol_service"], "\(bad)")
+        }
     }
 }

@@ -95,6 +95,35 @@ import Testing
         #expect(tracker.trackedIdentities == 2)
     }
 
+    @Test mutating func sightingsWithoutRSSIArePresenceButNotRSSIStatistics() {
+        // btvirt reports no RSSI at all, and a phone writing to us gives none: presence counts,
+        // min_rssi does not apply, and samples/strongest/mean cover measured sightings only.
+        tracker = PresenceTracker(settings: settings(minRSSI: -80))
+        let key = tracker.key(for: .herald, payload: phone)
+        for time in [0.0, 60, 121] {
+            let recorded = tracker.record(key, time: time, rssi: nil)
+            #expect(recorded)
+        }
+        #expect(tracker.isCheckedIn(key))
+        #expect(tracker.openVisit(key) == Visit(kind: .herald, payload: phone, checkIn: 0, lastSeen: 121, samples: 0, rssiMax: 0, rssiSum: 0))
+        tracker.record(key, time: 130, rssi: -70)
+        tracker.record(key, time: 140, rssi: nil)
+        tracker.record(key, time: 150, rssi: -90)  // weaker than min_rssi: ignored
+        tracker.record(key, time: 160, rssi: -74)
+        #expect(tracker.openVisit(key) == Visit(kind: .herald, payload: phone, checkIn: 0, lastSeen: 160, samples: 2, rssiMax: -70, rssiSum: -144))
+        // Late attribution takes unmeasured samples too, extending the visit backwards.
+        tracker.attribute([RSSISample(time: -100, rssi: nil), RSSISample(time: -50, rssi: -72)], to: key)
+        #expect(tracker.openVisit(key)?.checkIn == -100)
+        #expect(tracker.openVisit(key)?.samples == 3)
+        // A visit opened by an unmeasured sighting takes the first measured RSSI as its strongest.
+        let other = tracker.key(for: .herald, payload: heraldPayload(2))
+        tracker.record(other, time: 0, rssi: nil)
+        tracker.record(other, time: 1, rssi: -75)
+        #expect(tracker.openVisit(other)?.rssiMax == -75)
+        #expect(tracker.counters.sightings == 8 + 2)
+        #expect(tracker.counters.ignoredWeak == 1)
+    }
+
     @Test mutating func aVisitReachingTheMaximumIsClosedThereAndTheNextSightingOpensANewOne() {
         tracker = PresenceTracker(settings: settings(maxVisit: 3600))
         let key = tracker.key(for: .herald, payload: phone)

@@ -12,6 +12,7 @@ public struct Settings: Sendable, Equatable {
     public var diary: DiaryConfig
     public var export: ExportSettings
     public var bluetooth: BluetoothSettings
+    public var herald: HeraldSettings
     public var gpio: GPIOSettings
     public var logging: LoggingSettings
     /// Opening hours; nil = open around the clock.
@@ -21,7 +22,7 @@ public struct Settings: Sendable, Equatable {
     public static let environmentVariable = "VENUE_BEACON_CONFIG"
 
     /// The sections a config file may have.
-    static let sections = ["venue", "diary", "export", "bluetooth", "gpio", "logging", "schedule"]
+    static let sections = ["venue", "diary", "export", "bluetooth", "herald", "gpio", "logging", "schedule"]
 
     /// The config path to use: an explicit `--config`, else `$VENUE_BEACON_CONFIG`, else the default.
     public static func resolvePath(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -73,6 +74,7 @@ public struct Settings: Sendable, Equatable {
         let diary = DiaryConfig.read(ConfigSection("diary", in: root, problems: problems))
         let export = ExportSettings.read(ConfigSection("export", in: root, problems: problems))
         let bluetooth = BluetoothSettings.read(ConfigSection("bluetooth", in: root, problems: problems))
+        let herald = HeraldSettings.read(ConfigSection("herald", in: root, problems: problems))
         let gpio = GPIOSettings.read(ConfigSection("gpio", in: root, problems: problems))
         let logging = LoggingSettings.read(ConfigSection("logging", in: root, problems: problems))
         let schedule = ScheduleSettings.read(ConfigSection("schedule", in: root, problems: problems))
@@ -81,12 +83,13 @@ public struct Settings: Sendable, Equatable {
             throw ConfigError(problems.list)
         }
         return Settings(
-            venue: venue, diary: diary, export: export, bluetooth: bluetooth, gpio: gpio, logging: logging, schedule: schedule)
+            venue: venue, diary: diary, export: export, bluetooth: bluetooth, herald: herald, gpio: gpio, logging: logging,
+            schedule: schedule)
     }
 
     /// The effective settings, defaults included, as a TOML file that would load to the same values.
     public var effectiveTOML: String {
-        [venue.toml, diary.toml, export.toml, bluetooth.toml, gpio.toml, logging.toml, ScheduleSettings.toml(schedule)].joined(separator: "\n")
+        [venue.toml, diary.toml, export.toml, bluetooth.toml, herald.toml, gpio.toml, logging.toml, ScheduleSettings.toml(schedule)].joined(separator: "\n")
     }
 }
 

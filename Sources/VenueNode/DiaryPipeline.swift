@@ -1,0 +1,145 @@
+import Herald
+import VenueDiary
+
+/// Carries the node's ``SensorEvent``s into the venue diary: the one path from Bluetooth to
+/// visits, shared by `venue-beacon run` and the simulated venue.
+///
+/// - `.read` (a payload became known): the target's earlier measurements are attributed to the
+///   payload's visit, and the read itself is a sighting (a phone we just read is present);
+/// - `.measure` with a payload: a sighting of that payload's visit, by a `VisitKey` cached per
+///   target, so the per-advert path costs no payload hashing; without a payload nothing happens
+///   (the node keeps it and hands it over with the `.read`);
+/// - `.share` (payloads a phone wrote to us of phones *it* saw within the last minutes, maybe
+///   elsewhere) and `.detect` are not visits: counted, not recorded;
+/// - an RSSI of nil (btvirt always; writes without RSSI) is presence all the same: the diary
+///   counts it for check-in and check-out and leaves it out of the RSSI statistics.
+///
+/// Event times are seconds on the node's steady clock; `wallOffset` turns them into the diary's
+/// wall-clock Unix seconds (wall = time + offset). ``tick(now:purgeAllowed:)`` runs once a
+/// second: it closes visits, commits when due, purges at the first allowed tick and hourly after,
+/// and returns the check-ins and check-outs for logs and LEDs.
+///
+/// A value with one owner. Its diary blocks on SQLite while it writes, so the live service runs
+/// it on a thread of its own.
+public struct DiaryPipeline {
+    public private(set) var diary: VenueDiary
+    public private(set) var counters = Counters()
+    private var keys: [TargetID: CachedKey] = [:]
+    private var nextPurge: Double?
+    private var nextSweep = -Double.infinity
+
+    public struct Counters: Sendable, Equatable {
+        /// Sightings handed to the diary (measurements and reads).
+        public var sightings = 0
+        /// Earlier measurements handed over with reads.
+        public var attributed = 0
+        /// Payloads shared by phones, not recorded.
+        public var sharedPayloads = 0
+        /// Cached keys the diary had released (registered again).
+        public var rekeyed = 0
+        /// Purges run and visits they deleted.
+        public var purges = 0
+        public var purged = 0
+    }
+
+    struct CachedKey {
+        var key: VisitKey
+        var payload: SensorPayload
+        var lastUsed: Double
+    }
+
+    /// How often retention runs, and how long a target's cached key outlives its last use.
+    public static let purgeInterval: Double = 3600
+
+    public init(diary: VenueDiary) {
+        self.diary = diary
+    }
+
+    /// Targets with a cached visit key.
+    public var cachedKeys: Int { keys.count }
+
+    public mutating func handle(_ event: SensorEvent, wallOffset: Double) {
+        switch event {
+        case .read(let target, let payload, let earlier, let time):
+            let wall = time + wallOffset
+            var key = self.key(for: target.id, payload: payload, now: wall)
+            if !earlier.isEmpty {
+                let samples = earlier.map { RSSISample(time: $0.time + wallOffset, rssi: $0.rssi) }
+                if !diary.attribute(samples, to: key) {
+                    key = rekey(target.id, payload, now: wall)
+                    diary.attribute(samples, to: key)
+                }
+                counters.attributed += samples.count
+            }
+            record(target.id, payload, key, time: wall, rssi: nil)
+
+        case .measure(let target, let rssi, let payload?, let time):
+            let wall = time + wallOffset
+            record(target.id, payload, key(for: target.id, payload: payload, now: wall), time: wall, rssi: rssi)
+
+        case .share(_, let payloads, _, _):
+            counters.sharedPayloads += payloads.count
+
+        case .measure, .detect, .bluetoothState:
+            break
+        }
+    }
+
+    /// Once a second (wall-clock `now`): closes visits unseen for longer than the check-out
+    /// limit, commits when due, and applies retention at the first tick with `purgeAllowed`
+    /// (pass false while the system clock is not synchronised) and hourly after. Returns the
+    /// visit changes (check-ins, check-outs, walk-pasts). A failed write keeps its changes for
+    /// the next tick and throws.
+    public mutating func tick(now: Double, purgeAllowed: Bool = true) throws -> [VisitChange] {
+        let changes = try diary.tick(now: now)
+        if now >= nextSweep {
+            nextSweep = now + Self.purgeInterval
+            keys = keys.filter { now - $0.value.lastUsed < Self.purgeInterval }
+        }
+        if purgeAllowed, now >= (nextPurge ?? -.infinity) {
+            nextPurge = now + Self.purgeInterval
+            counters.purges += 1
+            counters.purged += try diary.purge(now: now)
+        }
+        return changes
+    }
+
+    /// The final flush at shutdown; open visits stay open in the diary and are resumed or closed
+    /// at the next start.
+    public mutating func close(now: Double) throws -> [VisitChange] {
+        try diary.close(now: now)
+    }
+
+    private mutating func key(for target: TargetID, payload: SensorPayload, now: Double) -> VisitKey {
+        if let cached = keys[target], cached.payload == payload {
+            keys[target]?.lastUsed = now
+            return cached.key
+        }
+        let key = diary.key(for: Self.kind(payload.kind), payload: payload.bytes)
+        keys[target] = CachedKey(key: key, payload: payload, lastUsed: now)
+        return key
+    }
+
+    /// The diary released the identity (unseen for its key lifetime): register it again.
+    private mutating func rekey(_ target: TargetID, _ payload: SensorPayload, now: Double) -> VisitKey {
+        counters.rekeyed += 1
+        keys[target] = nil
+        return key(for: target, payload: payload, now: now)
+    }
+
+    private mutating func record(_ target: TargetID, _ payload: SensorPayload, _ key: VisitKey, time: Double, rssi: Int?) {
+        counters.sightings += 1
+        if !diary.record(key, time: time, rssi: rssi) {
+            diary.record(rekey(target, payload, now: time), time: time, rssi: rssi)
+        }
+    }
+
+    static func kind(_ kind: SensorPayload.Kind) -> PayloadKind {
+        switch kind {
+        case .herald: return .herald
+        case .gaen: return .gaen
+        case .opentrace: return .opentrace
+        case .advert: return .advert
+        }
+    }
+}

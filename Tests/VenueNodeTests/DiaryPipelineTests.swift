@@ -1,0 +1,153 @@
+import BLEHost
+import Foundation
+import Herald
+import Testing
+import VenueDiary
+@testable import VenueNode
+
+/// Sensor events into the diary on a manual clock: node time t, wall time t + offset.
+@Suite final class DiaryPipelineTests {
+    let directory: URL
+    let offset = 1_700_000_000.0
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("venue-node-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func pipeline(checkIn: Double = 120, checkOut: Double = 300, recordingDays: Int? = 31) throws -> (DiaryPipeline, DiaryStore) {
+        let store = try DiaryStore(path: directory.appendingPathComponent("diary-\(UUID().uuidString).sqlite").path)
+        let settings = DiarySettings(checkInSeconds: checkIn, checkOutSeconds: checkOut, recordingDays: recordingDays)
+        return (DiaryPipeline(diary: try VenueDiary(store: store, settings: settings, now: offset)), store)
+    }
+
+    static func target(_ id: UInt64, address: UInt64? = nil) -> Target {
+        Target(id: TargetID(rawValue: id), address: BluetoothAddress(rawValue: address ?? 0xC0_0000_0000 + id), addressType: .random)
+    }
+
+    static func herald(_ id: Int32) -> SensorPayload { SensorPayload(kind: .herald, bytes: TestPayload.make(identifier: id)) }
+
+    /// Ticks every second from `from` through `to` (node time) and returns all changes.
+    func run(_ p: inout DiaryPipeline, from: Double, to: Double, purgeAllowed: Bool = true) throws -> [VisitChange] {
+        var changes: [VisitChange] = []
+        for t in stride(from: from, through: to, by: 1) { changes += try p.tick(now: t + offset, purgeAllowed: purgeAllowed) }
+        return changes
+    }
+
+    @Test func earlierMeasurementsAreAttributedAndTheVisitChecksInAtItsFirstSighting() throws {
+        var (p, store) = try pipeline()
+        let phone = Self.target(1)
+        // Adverts measured before the payload was read; the node holds them and hands them over.
+        p.handle(.detect(phone, time: 10), wallOffset: offset)
+        p.handle(.measure(phone, rssi: -60, payload: nil, time: 10), wallOffset: offset)
+        let earlier = [SensorEvent.Measurement(time: 10, rssi: -60), SensorEvent.Measurement(time: 20, rssi: -64)]
+        p.handle(.read(phone, payload: Self.herald(1), earlier: earlier, time: 25), wallOffset: offset)
+        for t in stride(from: 30.0, through: 140, by: 10) { p.handle(.measure(phone, rssi: -62, payload: Self.herald(1), time: t), wallOffset: offset) }
+        let changes = try run(&p, from: 0, to: 141)
+        #expect(changes.map(\.event) == [.checkedIn])
+        let visit = try #require(store.visits().first)
+        #expect(visit.checkIn == 10 + offset)
+        #expect(visit.lastSeen == 140 + offset)
+        #expect(visit.samples == 2 + 12)  // the read itself carries no RSSI
+        #expect(visit.rssiMax == -60)
+        #expect(p.counters.attributed == 2)
+        #expect(p.counters.sightings == 13)
+        #expect(p.cachedKeys == 1)
+    }
+
+    @Test func sightingsWithoutRSSICheckInAndCloseAtTheLastSighting() throws {
+        // btvirt: every report has RSSI 127 (nil); presence must still count.
+        var (p, store) = try pipeline(checkIn: 5, checkOut: 10)
+        let phone = Self.target(7)
+        p.handle(.read(phone, payload: Self.herald(7), earlier: [.init(time: 0, rssi: nil)], time: 1), wallOffset: offset)
+        for t in stride(from: 2.0, through: 8, by: 1) { p.handle(.measure(phone, rssi: nil, payload: Self.herald(7), time: t), wallOffset: offset) }
+        let changes = try run(&p, from: 0, to: 30)
+        #expect(changes.map(\.event) == [.checkedIn, .checkedOut])
+        let visit = try #require(store.visits().first)
+        #expect(visit.checkIn == offset && visit.checkOut == 8 + offset)
+        #expect(visit.samples == 0)
+    }
+
+    @Test func sharesDetectionsAndUnattributedMeasurementsAreNotVisits() throws {
+        var (p, store) = try pipeline(checkIn: 1, checkOut: 10)
+        let phone = Self.target(3)
+        p.handle(.detect(phone, time: 0), wallOffset: offset)
+        for t in 0..<5 { p.handle(.measure(phone, rssi: -50, payload: nil, time: Double(t)), wallOffset: offset) }
+        p.handle(.share(phone, payloads: [Self.herald(4), Self.herald(5)], rssi: -50, time: 4), wallOffset: offset)
+        p.handle(.bluetoothState(.poweredOn, time: 4), wallOffset: offset)
+        _ = try run(&p, from: 0, to: 30)
+        #expect(try store.visits().isEmpty)
+        #expect(p.counters.sharedPayloads == 2)
+        #expect(p.counters.sightings == 0)
+    }
+
+    @Test func oneVisitPerPayloadAcrossTargetsAndKinds() throws {
+        var (p, store) = try pipeline(checkIn: 5, checkOut: 60)
+        // The same phone behind two targets (address rotation without a pseudo address): one visit.
+        let before = Self.target(1, address: 0xC1), after = Self.target(2, address: 0xC2)
+        p.handle(.read(before, payload: Self.herald(9), earlier: [], time: 0), wallOffset: offset)
+        p.handle(.measure(before, rssi: -60, payload: Self.herald(9), time: 3), wallOffset: offset)
+        p.handle(.read(after, payload: Self.herald(9), earlier: [], time: 5), wallOffset: offset)
+        p.handle(.measure(after, rssi: -61, payload: Self.herald(9), time: 9), wallOffset: offset)
+        // A GAEN identifier with the same bytes is another identity.
+        let gaen = Self.target(3)
+        let rpi = SensorPayload(kind: .gaen, bytes: Array(0..<16))
+        p.handle(.read(gaen, payload: rpi, earlier: [], time: 0), wallOffset: offset)
+        p.handle(.measure(gaen, rssi: -70, payload: rpi, time: 9), wallOffset: offset)
+        _ = try run(&p, from: 0, to: 10)
+        let visits = try store.visits()
+        #expect(visits.map(\.kind) == [.herald, .gaen] || visits.map(\.kind) == [.gaen, .herald])
+        #expect(visits.first { $0.kind == .herald }?.samples == 2)
+        #expect(visits.first { $0.kind == .gaen }?.payload == Array(0..<16))
+    }
+
+    @Test func aTargetWhosePayloadChangesRecordsTheNewPayload() throws {
+        var (p, store) = try pipeline(checkIn: 2, checkOut: 60)
+        let phone = Self.target(1)
+        p.handle(.measure(phone, rssi: -60, payload: Self.herald(1), time: 0), wallOffset: offset)
+        p.handle(.measure(phone, rssi: -60, payload: Self.herald(1), time: 3), wallOffset: offset)
+        p.handle(.measure(phone, rssi: -60, payload: Self.herald(2), time: 4), wallOffset: offset)
+        p.handle(.measure(phone, rssi: -60, payload: Self.herald(2), time: 7), wallOffset: offset)
+        _ = try run(&p, from: 0, to: 8)
+        #expect(Set(try store.visits().map(\.payload)) == [Self.herald(1).bytes, Self.herald(2).bytes])
+    }
+
+    @Test func releasedKeysAreRegisteredAgain() throws {
+        var (p, store) = try pipeline(checkIn: 5, checkOut: 30)
+        let phone = Self.target(1)
+        for t in stride(from: 0.0, through: 10, by: 1) { p.handle(.measure(phone, rssi: -60, payload: Self.herald(1), time: t), wallOffset: offset) }
+        // Gone for longer than the tracker keeps an idle identity's key (an hour).
+        _ = try run(&p, from: 0, to: 3_700)
+        for t in stride(from: 3_701.0, through: 3_710, by: 1) { p.handle(.measure(phone, rssi: -60, payload: Self.herald(1), time: t), wallOffset: offset) }
+        _ = try run(&p, from: 3_701, to: 3_800)
+        #expect(p.counters.rekeyed == 1)
+        #expect(try store.visits().count == 2)
+    }
+
+    @Test func retentionRunsAtTheFirstAllowedTickAndHourlyAfter() throws {
+        var (p, store) = try pipeline(checkIn: 1, checkOut: 5, recordingDays: 1)
+        // A visit that ended two days ago.
+        try store.save([Visit(kind: .herald, payload: [1], checkIn: offset - 2 * 86_400 - 100, lastSeen: offset - 2 * 86_400, checkOut: offset - 2 * 86_400, samples: 1, rssiMax: -60, rssiSum: -60)])
+        _ = try run(&p, from: 0, to: 10, purgeAllowed: false)
+        #expect(p.counters.purges == 0)
+        #expect(try store.visits().count == 1)
+        _ = try run(&p, from: 11, to: 20)
+        #expect(p.counters.purges == 1 && p.counters.purged == 1)
+        #expect(try store.visits().isEmpty)
+        _ = try run(&p, from: 21, to: 3_610)
+        #expect(p.counters.purges == 1)
+        _ = try run(&p, from: 3_611, to: 3_612)
+        #expect(p.counters.purges == 2)
+    }
+
+    @Test func closeLeavesPresentVisitsOpenForTheNextStart() throws {
+        var (p, store) = try pipeline(checkIn: 2, checkOut: 60)
+        let phone = Self.target(1)
+        for t in 0...5 { p.handle(.measure(phone, rssi: -60, payload: Self.herald(1), time: Double(t)), wallOffset: offset) }
+        _ = try p.close(now: 6 + offset)
+        let visit = try #require(store.visits().first)
+        #expect(visit.isOpen && visit.lastSeen == 5 + offset)
+    }
+}
