@@ -32,7 +32,9 @@ public struct VenueIdentity: Sendable, Equatable {
 /// rssi_max,rssi_mean`. `payload` is lowercase hex; times are UTC ISO-8601 in whole seconds
 /// (`2026-11-22T10:15:00Z`, rounded down); `check_out` is empty (JSON null) while the visit is
 /// open; `duration_seconds` is the shown check-out (or, while open, the last sighting) minus the
-/// shown check-in; `rssi_mean` has one decimal. Visits come oldest check-in first.
+/// shown check-in; `samples` counts RSSI measurements; `rssi_mean` has one decimal; `rssi_max`
+/// and `rssi_mean` are empty (JSON null) for a visit seen without any measurement (a controller
+/// that reports no RSSI, a phone that only wrote to the node). Visits come oldest check-in first.
 ///
 /// The formatters are pure; ``export(_:from:window:venue:generatedAt:to:)`` streams from the
 /// diary through a Row cursor in chunks, so a million visits never sit in memory at once.
@@ -190,9 +192,13 @@ struct ExportWriter {
                 out.byte(UInt8(ascii: ","))
                 out.integer(samples)
                 out.byte(UInt8(ascii: ","))
-                out.integer(rssiMax)
-                out.byte(UInt8(ascii: ","))
-                out.oneDecimal(numerator: rssiSum, denominator: samples)
+                if samples > 0 {
+                    out.integer(rssiMax)
+                    out.byte(UInt8(ascii: ","))
+                    out.oneDecimal(numerator: rssiSum, denominator: samples)
+                } else {
+                    out.byte(UInt8(ascii: ","))
+                }
                 out.byte(13)
                 out.byte(10)
             case .json:
@@ -210,10 +216,14 @@ struct ExportWriter {
                 out.integer(shownEnd - shownCheckIn)
                 out.text(", \"samples\": ")
                 out.integer(samples)
-                out.text(", \"rssi_max\": ")
-                out.integer(rssiMax)
-                out.text(", \"rssi_mean\": ")
-                out.oneDecimal(numerator: rssiSum, denominator: samples)
+                if samples > 0 {
+                    out.text(", \"rssi_max\": ")
+                    out.integer(rssiMax)
+                    out.text(", \"rssi_mean\": ")
+                    out.oneDecimal(numerator: rssiSum, denominator: samples)
+                } else {
+                    out.text(", \"rssi_max\": null, \"rssi_mean\": null")
+                }
                 out.byte(UInt8(ascii: "}"))
             }
         }

@@ -58,6 +58,18 @@ import Testing
         #expect((object["visits"] as? [Any])?.count == 3)
     }
 
+    @Test func visitsWithoutRSSIMeasurementsHaveNoRSSIStatistics() throws {
+        // Seen only without RSSI (the btvirt emulator, a phone that only wrote to the node).
+        let unmeasured = [Visit(id: 4, kind: .herald, payload: [1], checkIn: 1_795_342_500, lastSeen: 1_795_342_800, checkOut: 1_795_342_800, samples: 0, rssiMax: 0, rssiSum: 0)]
+        #expect(String(decoding: DiaryExport.csv(unmeasured), as: UTF8.self).hasSuffix(
+            "\r\n4,herald,01,2026-11-22T10:15:00Z,2026-11-22T10:20:00Z,300,0,,\r\n"))
+        let json = DiaryExport.json(unmeasured, venue: Self.venue, window: .all, generatedAt: 0)
+        #expect(String(decoding: json, as: UTF8.self).contains("\"samples\": 0, \"rssi_max\": null, \"rssi_mean\": null}"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any])
+        let visit = try #require((object["visits"] as? [[String: Any]])?.first)
+        #expect(visit["rssi_max"] is NSNull)
+    }
+
     @Test func jsonOfNothingForEveryVisit() throws {
         let json = DiaryExport.json([], venue: Self.venue, window: .all, generatedAt: 0)
         let text = String(decoding: json, as: UTF8.self)
