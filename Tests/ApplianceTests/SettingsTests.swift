@@ -318,4 +318,40 @@ import BLEHost
             #expect(q.map(\.key) == ["herald.advert_protocol_service"], "\(bad)")
         }
     }
+
+    @Test func nodeSettingsReachTheHostAndTheNode() throws {
+        let s = try Settings.parse(Self.minimal + """
+
+            [bluetooth]
+            legacy_service = true
+            advertising_interval_ms = 20
+            scan_interval_ms = 10240
+            scan_window_ms = 3
+            max_connections = 5
+            [herald]
+            connection_timeout_seconds = 7
+            payload_update_seconds = 900
+            peripheral_clean_seconds = 120
+            payload_sharing = false
+            gaen = false
+            opentrace = true
+            advert_protocol_service = "FD6F"
+            """, file: "t")
+        #expect(s.scanParameters.interval == 0x4000 && s.scanParameters.window == 5 && s.scanParameters.type == .passive)
+        #expect(s.advertisingParameters.intervalMin == 32 && s.advertisingParameters.intervalMax == 32)
+        #expect(s.advertisingParameters.type == .connectableUndirected)
+        let node = s.nodeConfiguration
+        #expect(node.connectionAttemptTimeout == 7 && node.payloadUpdateInterval == 900 && node.peripheralCleanInterval == 120)
+        #expect(!node.payloadSharing && node.concurrentConnectionQuota == 4)
+        let classifier = s.classifierConfiguration
+        #expect(!classifier.gaen && classifier.openTrace && classifier.advertProtocolService == BluetoothUUID(UInt16(0xFD6F)))
+        let identity = try s.beaconIdentity()
+        #expect(identity.payload.count == 28 && identity.legacyService && identity.name == "Erin's Stakehouse")
+
+        let defaults = try Settings.parse(Self.minimal, file: "t")
+        #expect(defaults.scanParameters.interval == 160 && defaults.scanParameters.window == 80)  // 100 ms, 50 ms
+        #expect(defaults.advertisingParameters.intervalMin == 320)  // 200 ms
+        #expect(defaults.nodeConfiguration.concurrentConnectionQuota == 7)
+        #expect(defaults.nodeConfiguration.payloadUpdateInterval == nil)
+    }
 }
