@@ -1,0 +1,103 @@
+extension LinkManager {
+    /// Feeds every HCI event from the controller (the link manager needs all of them: command
+    /// completions, link events, and any event at all as a sign of life).
+    public mutating func handle(_ event: HCIEvent, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        lastActivity = now
+        switch event {
+        case .commandComplete, .commandStatus:
+            var queueActions: [HCICommandQueue.Action] = []
+            queue.handle(event, now: now, into: &queueActions)
+            process(queueActions, now: now, into: &actions)
+        case .le(.advertisingReport(let reports)):
+            actions.append(.advertisingReports(reports))
+        case .le(.connectionComplete(let complete)), .le(.enhancedConnectionComplete(let complete)):
+            connectionComplete(complete, now: now, into: &actions)
+        case .disconnectionComplete(let complete):
+            guard complete.status.isSuccess, let link = links.removeValue(forKey: complete.handle) else { return }
+            actions.append(.connectionClosed(link, reason: complete.reason))
+            linksChanged(now: now, into: &actions)
+        case .le(.connectionUpdateComplete(let update)):
+            guard update.status.isSuccess, var link = links[update.handle] else { return }
+            link.interval = update.interval
+            link.latency = update.latency
+            link.supervisionTimeout = update.supervisionTimeout
+            links[update.handle] = link
+            actions.append(.connectionUpdated(link))
+        case .le(.longTermKeyRequest(let request)):
+            // No pairing, so no keys: say so at once rather than let the peer wait.
+            enqueue(LELongTermKeyRequestNegativeReply(handle: request.handle).commandPacket, .quiet, now: now, into: &actions)
+        case .hardwareError(let code):
+            requestReset(.hardwareError(code: code), into: &actions)
+        default:
+            break
+        }
+    }
+
+    private mutating func connectionComplete(_ complete: LEConnectionComplete, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        guard complete.status.isSuccess else {
+            if let peer = initiatingPeer {
+                endAttempt(peer, status: complete.status, into: &actions)
+                reconcile(now: now, into: &actions)
+            } else if complete.status == .advertisingTimeout {
+                isAdvertising = false
+                reconcile(now: now, into: &actions)
+            }
+            return
+        }
+        let link = LELink(
+            handle: complete.handle, role: complete.role, peerAddress: complete.peerAddress,
+            peerAddressType: complete.peerAddressType, interval: complete.interval, latency: complete.latency,
+            supervisionTimeout: complete.supervisionTimeout)
+        links[link.handle] = link
+        if complete.role == .central {
+            if initiatingPeer != nil { initiating = .idle }
+        } else {
+            // Legacy connectable advertising ends when a central connects.
+            isAdvertising = false
+        }
+        actions.append(.connectionOpened(link))
+        linksChanged(now: now, into: &actions)
+    }
+
+    /// A link opened or closed: scanning is re-asserted (some controllers stop it silently),
+    /// advertising resumes if the cap allows.
+    private mutating func linksChanged(now: ContinuousClock.Instant, into actions: inout [Action]) {
+        if desiredScanning != nil { scanWork = .all }
+        reconcile(now: now, into: &actions)
+    }
+
+    /// The running connection attempt is over without a link.
+    mutating func endAttempt(_ peer: Peer, status: HCIStatus, into actions: inout [Action]) {
+        initiating = .idle
+        if desiredScanning != nil { scanWork = .all }
+        actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: status))
+    }
+
+    /// A command of the link manager's own ended.
+    mutating func completed(
+        _ purpose: Purpose, _ opcode: HCIOpcode, _ result: HCICommandResult, now: ContinuousClock.Instant, into actions: inout [Action]
+    ) {
+        switch purpose {
+        case .initStep:
+            guard case .initializing(var initializer) = phase, let step = initializer.handle(opcode, result) else { return }
+            phase = .initializing(initializer)
+            apply(step, now: now, into: &actions)
+        case .radio(let step):
+            radioCompleted(step, opcode, result, now: now, into: &actions)
+        case .probe:
+            probing = false
+        case .owner:
+            break  // reported by `process`
+        case .disconnect(let handle):
+            guard let status = result.status, !status.isSuccess else { return }
+            actions.append(.commandFailed(opcode, status))
+            // The controller does not know the link: it is gone.
+            if status == .unknownConnectionIdentifier, let link = links.removeValue(forKey: handle) {
+                actions.append(.connectionClosed(link, reason: status))
+                linksChanged(now: now, into: &actions)
+            }
+        case .quiet:
+            if let status = result.status, !status.isSuccess { actions.append(.commandFailed(opcode, status)) }
+        }
+    }
+}

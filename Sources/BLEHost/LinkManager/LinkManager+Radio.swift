@@ -1,0 +1,162 @@
+extension LinkManager {
+    /// Issues the next radio command that brings the controller closer to what is wanted, if
+    /// none is outstanding. Order: connection timeout, random address, connection attempts
+    /// (which need scanning off), scanning, advertising.
+    mutating func reconcile(now: ContinuousClock.Instant, into actions: inout [Action]) {
+        guard case .ready = phase else { return }
+        if case .creating(let peer, let deadline) = initiating, now >= deadline, radioBusy != .createConnection {
+            initiating = .cancelling(peer, deadline: now + configuration.commandTimeout)
+            sendRadio(LECreateConnectionCancel(), .cancelConnection, now: now, into: &actions, exclusive: false)
+        }
+        if case .cancelling(let peer, let deadline) = initiating, now >= deadline {
+            // No LE Connection Complete after the cancel: the attempt is over all the same.
+            endAttempt(peer, status: .unknownConnectionIdentifier, into: &actions)
+        }
+        guard radioBusy == nil else { return }
+        if let retry = retryAt {
+            guard now >= retry else { return }
+            retryAt = nil
+        }
+        if let address = configuration.randomAddress, !randomAddressSet {
+            sendRadio(LESetRandomAddress(address: address), .setRandomAddress, now: now, into: &actions)
+            return
+        }
+        if nextConnectionStep(now: now, into: &actions) { return }
+        if nextScanStep(now: now, into: &actions) { return }
+        nextAdvertisingStep(now: now, into: &actions)
+    }
+
+    private mutating func nextConnectionStep(now: ContinuousClock.Instant, into actions: inout [Action]) -> Bool {
+        guard !isInitiating, !connectQueue.isEmpty else { return false }
+        if links.count >= configuration.maximumConnections {
+            for peer in connectQueue {
+                actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .connectionLimitExceeded))
+            }
+            connectQueue.removeAll()
+            return false
+        }
+        if isScanning {
+            sendRadio(LESetScanEnable(false), .scanDisable, now: now, into: &actions)
+            return true
+        }
+        let peer = connectQueue.removeFirst()
+        initiating = .creating(peer, deadline: now + configuration.connectTimeout)
+        let command = LECreateConnection(
+            peerAddress: peer.address, peerAddressType: peer.type, ownAddressType: configuration.ownAddressType,
+            scanInterval: configuration.initiatorScanInterval, scanWindow: configuration.initiatorScanWindow,
+            connection: configuration.connectionParameters)
+        sendRadio(command, .createConnection, now: now, into: &actions)
+        return true
+    }
+
+    private mutating func nextScanStep(now: ContinuousClock.Instant, into actions: inout [Action]) -> Bool {
+        guard let parameters = desiredScanning, !isInitiating, connectQueue.isEmpty else {
+            guard isScanning else { return false }
+            sendRadio(LESetScanEnable(false), .scanDisable, now: now, into: &actions)
+            return true
+        }
+        if scanWork.contains(.disable) {
+            sendRadio(LESetScanEnable(false), .scanDisable, now: now, into: &actions)
+        } else if scanWork.contains(.parameters) {
+            sendRadio(parameters, .scanParameters, now: now, into: &actions)
+        } else if !isScanning {
+            sendRadio(LESetScanEnable(true, filterDuplicates: false), .scanEnable, now: now, into: &actions)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    private mutating func nextAdvertisingStep(now: ContinuousClock.Instant, into actions: inout [Action]) {
+        guard let desired = desiredAdvertising,
+            !desired.parameters.type.isConnectable || links.count < configuration.maximumConnections
+        else {
+            if isAdvertising { sendRadio(LESetAdvertisingEnable(false), .advertisingDisable, now: now, into: &actions) }
+            return
+        }
+        if advertisingWork.contains(.disable) {
+            sendRadio(LESetAdvertisingEnable(false), .advertisingDisable, now: now, into: &actions)
+        } else if advertisingWork.contains(.parameters) {
+            sendRadio(desired.parameters, .advertisingParameters, now: now, into: &actions)
+        } else if advertisingWork.contains(.data) {
+            sendRadio(LESetAdvertisingData(desired.data), .advertisingData, now: now, into: &actions)
+        } else if advertisingWork.contains(.scanResponse) {
+            sendRadio(LESetScanResponseData(desired.scanResponse), .scanResponseData, now: now, into: &actions)
+        } else if !isAdvertising {
+            sendRadio(LESetAdvertisingEnable(true), .advertisingEnable, now: now, into: &actions)
+        }
+    }
+
+    /// A radio command ended: update what the controller is believed to do, then go on.
+    mutating func radioCompleted(
+        _ step: RadioStep, _ opcode: HCIOpcode, _ result: HCICommandResult, now: ContinuousClock.Instant, into actions: inout [Action]
+    ) {
+        if result == .cancelled { return }
+        if radioBusy == step { radioBusy = nil }
+        let status = result.status ?? .unspecifiedError
+        // "Command disallowed" says the controller is already in the state asked for (enable on
+        // an enabled scan, disable on a disabled one: btvirt and others), or still advertising or
+        // scanning when parameters are changed.
+        let disallowed = status == .commandDisallowed
+        var failed = !status.isSuccess
+
+        switch step {
+        case .setRandomAddress:
+            randomAddressSet = status.isSuccess
+        case .advertisingDisable:
+            isAdvertising = false
+            advertisingWork.remove(.disable)
+            failed = failed && !disallowed
+        case .advertisingParameters, .advertisingData, .scanResponseData:
+            if status.isSuccess {
+                advertisingWork.remove(step == .advertisingParameters ? .parameters : step == .advertisingData ? .data : .scanResponse)
+            } else {
+                if disallowed { isAdvertising = true }
+                advertisingWork = .all
+            }
+        case .advertisingEnable:
+            if status.isSuccess || disallowed {
+                isAdvertising = true
+                failed = false
+            } else {
+                advertisingWork = .all
+            }
+        case .scanDisable:
+            isScanning = false
+            scanWork.remove(.disable)
+            failed = failed && !disallowed
+        case .scanParameters:
+            if status.isSuccess {
+                scanWork.remove(.parameters)
+            } else {
+                if disallowed { isScanning = true }
+                scanWork = .all
+            }
+        case .scanEnable:
+            if status.isSuccess || disallowed {
+                isScanning = true
+                failed = false
+            } else {
+                scanWork = .all
+            }
+        case .createConnection:
+            // Command Status 0: the attempt runs until LE Connection Complete or the timeout.
+            if failed, let peer = initiatingPeer { endAttempt(peer, status: status, into: &actions) }
+        case .cancelConnection:
+            // 0x0C: nothing left to cancel; LE Connection Complete is on its way or the
+            // cancelling deadline ends the attempt.
+            failed = failed && !disallowed
+        }
+
+        if failed {
+            actions.append(.commandFailed(opcode, status))
+            if step != .createConnection && step != .cancelConnection {
+                retryAt = now + backoff
+                backoff = min(backoff * 2, configuration.retryDelay * 64)
+            }
+        } else if status.isSuccess {
+            backoff = configuration.retryDelay
+        }
+        reconcile(now: now, into: &actions)
+    }
+}

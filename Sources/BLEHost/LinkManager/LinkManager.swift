@@ -1,0 +1,336 @@
+/// The one owner of the controller's state: init, advertising, scanning, initiating and the
+/// set of links. A value with no I/O: the owner feeds it every HCI event and clock ticks, calls
+/// its methods for what the application wants, and carries out the returned ``Action``s in
+/// order (mostly `.send(packet)`).
+///
+/// The application states what it *wants* (``setAdvertising(_:now:into:)``,
+/// ``setScanning(_:now:into:)``, ``connect(to:addressType:now:into:)``); the link manager works
+/// out the command sequences, one radio command at a time, through its ``HCICommandQueue``:
+/// - advertising changes: disable → parameters → data → scan response → enable;
+/// - scanning changes: disable (0x0C on an already-off scan is fine) → parameters → enable with
+///   duplicate filtering off;
+/// - connecting: stop scanning → LE Create Connection → cancel after the connect timeout →
+///   LE Connection Complete (0x02 when cancelled) → restart scanning;
+/// - legacy connectable advertising stops when a peer connects: it is enabled again while under
+///   the connection cap, and again when a link closes;
+/// - scanning is re-asserted after every link change, as some controllers stop it silently;
+/// - enabling what the controller already has enabled (0x0C) counts as enabled;
+/// - after a long silence the controller is probed with a harmless command; only a command that
+///   goes unanswered within the command timeout asks for a reset. Silence is no fault.
+public struct LinkManager: Sendable {
+    enum Phase: Sendable {
+        case off
+        case initializing(ControllerInitializer)
+        case ready(ControllerInfo)
+    }
+
+    enum Purpose: Sendable {
+        case initStep
+        case radio(RadioStep)
+        case probe
+        case owner
+        case disconnect(UInt16)
+        case quiet
+    }
+
+    enum RadioStep: Sendable {
+        case setRandomAddress
+        case advertisingDisable, advertisingParameters, advertisingData, scanResponseData, advertisingEnable
+        case scanDisable, scanParameters, scanEnable
+        case createConnection, cancelConnection
+    }
+
+    struct Peer: Hashable, Sendable {
+        var address: BluetoothAddress
+        var type: AddressType
+    }
+
+    enum Initiating: Sendable {
+        case idle
+        case creating(Peer, deadline: ContinuousClock.Instant)
+        case cancelling(Peer, deadline: ContinuousClock.Instant)
+    }
+
+    /// Advertising steps still to do before it may be enabled.
+    struct AdvertisingWork: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let disable = AdvertisingWork(rawValue: 1)
+        static let parameters = AdvertisingWork(rawValue: 2)
+        static let data = AdvertisingWork(rawValue: 4)
+        static let scanResponse = AdvertisingWork(rawValue: 8)
+        static let all: AdvertisingWork = [.disable, .parameters, .data, .scanResponse]
+    }
+
+    /// Scanning steps still to do before it may be enabled.
+    struct ScanWork: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let disable = ScanWork(rawValue: 1)
+        static let parameters = ScanWork(rawValue: 2)
+        static let all: ScanWork = [.disable, .parameters]
+    }
+
+    public let configuration: Configuration
+    var phase = Phase.off
+    var queue: HCICommandQueue
+    var purposes: [HCICommandQueue.Token: Purpose] = [:]
+
+    // What the application wants.
+    public private(set) var desiredAdvertising: AdvertisingConfiguration?
+    public private(set) var desiredScanning: LESetScanParameters?
+    var connectQueue: [Peer] = []
+
+    // What the controller is believed to do.
+    public internal(set) var links: [UInt16: LELink] = [:]
+    public internal(set) var isAdvertising = false
+    public internal(set) var isScanning = false
+    var advertisingWork = AdvertisingWork.all
+    var scanWork = ScanWork.all
+    var randomAddressSet = false
+    var initiating = Initiating.idle
+    var radioBusy: RadioStep?
+    var retryAt: ContinuousClock.Instant?
+    var backoff: Duration
+    var lastActivity: ContinuousClock.Instant?
+    var probing = false
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        queue = HCICommandQueue(timeout: configuration.commandTimeout)
+        backoff = configuration.retryDelay
+    }
+
+    /// The controller, once the init sequence has finished.
+    public var controllerInfo: ControllerInfo? {
+        if case .ready(let info) = phase { return info }
+        return nil
+    }
+
+    /// True while a connection attempt is being made or cancelled.
+    public var isInitiating: Bool {
+        if case .idle = initiating { return false }
+        return true
+    }
+
+    /// When ``tick(now:into:)`` must next run (nil: only events and calls can change anything).
+    public var nextDeadline: ContinuousClock.Instant? {
+        var deadlines: [ContinuousClock.Instant] = []
+        if let d = queue.nextDeadline { deadlines.append(d) }
+        if let d = retryAt { deadlines.append(d) }
+        switch initiating {
+        case .idle: break
+        case .creating(_, let d), .cancelling(_, let d): deadlines.append(d)
+        }
+        if case .ready = phase, !probing, let last = lastActivity { deadlines.append(last + configuration.silenceBeforeProbe) }
+        return deadlines.min()
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts (or restarts) the controller: HCI Reset and the init sequence, then the desired
+    /// advertising and scanning. Open links, attempts and commands from before end first.
+    public mutating func start(now: ContinuousClock.Instant, into actions: inout [Action]) {
+        stop(into: &actions)
+        lastActivity = now
+        var initializer = ControllerInitializer()
+        let step = initializer.start()
+        phase = .initializing(initializer)
+        apply(step, now: now, into: &actions)
+    }
+
+    /// Forgets the controller (closed or being reset): links close with reason 0x16, attempts
+    /// fail, commands are cancelled. The desired advertising and scanning stay for the next start.
+    public mutating func stop(into actions: inout [Action]) {
+        var queueActions: [HCICommandQueue.Action] = []
+        queue.cancelAll(into: &queueActions)
+        for case .complete(let token, let opcode, let result) in queueActions {
+            if case .owner = purposes[token] { actions.append(.commandResult(token, opcode, result)) }
+        }
+        purposes.removeAll()
+        for handle in links.keys.sorted() {
+            if let link = links.removeValue(forKey: handle) { actions.append(.connectionClosed(link, reason: .localHostTerminated)) }
+        }
+        switch initiating {
+        case .idle: break
+        case .creating(let peer, _), .cancelling(let peer, _): connectQueue.insert(peer, at: 0)
+        }
+        for peer in connectQueue {
+            actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .localHostTerminated))
+        }
+        connectQueue.removeAll()
+        initiating = .idle
+        phase = .off
+        isAdvertising = false
+        isScanning = false
+        advertisingWork = .all
+        scanWork = .all
+        randomAddressSet = false
+        radioBusy = nil
+        retryAt = nil
+        backoff = configuration.retryDelay
+        probing = false
+        lastActivity = nil
+    }
+
+    // MARK: What the application wants
+
+    /// Advertise with this configuration, or stop advertising (nil).
+    public mutating func setAdvertising(_ advertising: AdvertisingConfiguration?, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        guard advertising != desiredAdvertising else { return }
+        desiredAdvertising = advertising
+        if advertising != nil { advertisingWork = .all }
+        reconcile(now: now, into: &actions)
+    }
+
+    /// Scan continuously with these parameters (duplicate filtering off), or stop (nil).
+    public mutating func setScanning(_ parameters: LESetScanParameters?, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        guard parameters != desiredScanning else { return }
+        desiredScanning = parameters
+        if parameters != nil { scanWork = .all }
+        reconcile(now: now, into: &actions)
+    }
+
+    /// Connect to a peer as central (use the address type from its advertising report). Ends in
+    /// ``Action/connectionOpened(_:)`` or ``Action/connectionFailed(peer:addressType:status:)``.
+    /// Attempts run one at a time; an attempt at the connection cap is refused at once.
+    public mutating func connect(
+        to address: BluetoothAddress, addressType: AddressType, now: ContinuousClock.Instant, into actions: inout [Action]
+    ) {
+        let peer = Peer(address: address, type: addressType)
+        if links.values.contains(where: { $0.peerAddress == address }) {
+            actions.append(.connectionFailed(peer: address, addressType: addressType, status: .connectionAlreadyExists))
+            return
+        }
+        if connectQueue.contains(peer) || initiatingPeer == peer { return }
+        if links.count + connectQueue.count + (isInitiating ? 1 : 0) >= configuration.maximumConnections {
+            actions.append(.connectionFailed(peer: address, addressType: addressType, status: .connectionLimitExceeded))
+            return
+        }
+        connectQueue.append(peer)
+        reconcile(now: now, into: &actions)
+    }
+
+    /// Gives up a connection attempt (queued or running). A running attempt is cancelled and
+    /// ends in ``Action/connectionFailed(peer:addressType:status:)`` with 0x02 (or, if the link
+    /// came up meanwhile, in ``Action/connectionOpened(_:)``: disconnect it then).
+    public mutating func cancelConnect(to address: BluetoothAddress, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        if let index = connectQueue.firstIndex(where: { $0.address == address }) {
+            let peer = connectQueue.remove(at: index)
+            actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .unknownConnectionIdentifier))
+            reconcile(now: now, into: &actions)
+            return
+        }
+        if case .creating(let peer, _) = initiating, peer.address == address {
+            // Moving the deadline to now makes reconcile send the cancel (once Create
+            // Connection has been accepted).
+            initiating = .creating(peer, deadline: now)
+            reconcile(now: now, into: &actions)
+        }
+    }
+
+    /// Disconnects a link. Ends in ``Action/connectionClosed(_:reason:)``.
+    public mutating func disconnect(
+        handle: UInt16, reason: HCIStatus = .remoteUserTerminated, now: ContinuousClock.Instant, into actions: inout [Action]
+    ) {
+        guard links[handle] != nil else { return }
+        enqueue(Disconnect(handle: handle, reason: reason).commandPacket, .disconnect(handle), now: now, into: &actions)
+    }
+
+    /// Applies new connection parameters to a link (e.g. after accepting an L2CAP Connection
+    /// Parameter Update Request as central). Ends in ``Action/connectionUpdated(_:)``.
+    public mutating func updateConnection(
+        handle: UInt16, parameters: LEConnectionParameters, now: ContinuousClock.Instant, into actions: inout [Action]
+    ) {
+        guard links[handle] != nil else { return }
+        enqueue(LEConnectionUpdate(handle: handle, parameters: parameters).commandPacket, .quiet, now: now, into: &actions)
+    }
+
+    /// Sends any other command through the same queue (e.g. Read RSSI). Its result comes back
+    /// as ``Action/commandResult(_:_:_:)`` with the returned token. Commands that change
+    /// advertising, scanning or connections belong to the link manager: do not send those.
+    @discardableResult
+    public mutating func send(_ command: HCICommandPacket, now: ContinuousClock.Instant, into actions: inout [Action]) -> HCICommandQueue.Token {
+        enqueue(command, .owner, now: now, into: &actions)
+    }
+
+    // MARK: Time
+
+    /// Runs timers: command timeouts, the connect timeout, retries and the health probe.
+    public mutating func tick(now: ContinuousClock.Instant, into actions: inout [Action]) {
+        var queueActions: [HCICommandQueue.Action] = []
+        queue.tick(now: now, into: &queueActions)
+        process(queueActions, now: now, into: &actions)
+        guard case .ready = phase else { return }
+
+        if let last = lastActivity, !probing, now - last >= configuration.silenceBeforeProbe {
+            probing = true
+            enqueue(ReadLocalVersionInformation().commandPacket, .probe, now: now, into: &actions)
+            if desiredScanning != nil { scanWork = .all }
+        }
+        reconcile(now: now, into: &actions)
+    }
+
+    // MARK: Plumbing
+
+    var initiatingPeer: Peer? {
+        switch initiating {
+        case .idle: return nil
+        case .creating(let peer, _), .cancelling(let peer, _): return peer
+        }
+    }
+
+    @discardableResult
+    mutating func enqueue(_ command: HCICommandPacket, _ purpose: Purpose, now: ContinuousClock.Instant, into actions: inout [Action])
+        -> HCICommandQueue.Token
+    {
+        var queueActions: [HCICommandQueue.Action] = []
+        let token = queue.enqueue(command, now: now, into: &queueActions)
+        purposes[token] = purpose
+        process(queueActions, now: now, into: &actions)
+        return token
+    }
+
+    /// Sends a radio command. `exclusive` radio commands run one at a time.
+    mutating func sendRadio(
+        _ command: some HCICommand, _ step: RadioStep, now: ContinuousClock.Instant, into actions: inout [Action], exclusive: Bool = true
+    ) {
+        if exclusive { radioBusy = step }
+        enqueue(command.commandPacket, .radio(step), now: now, into: &actions)
+    }
+
+    mutating func process(_ queueActions: [HCICommandQueue.Action], now: ContinuousClock.Instant, into actions: inout [Action]) {
+        for action in queueActions {
+            switch action {
+            case .send(let packet):
+                actions.append(.send(packet))
+            case .complete(let token, let opcode, let result):
+                guard let purpose = purposes.removeValue(forKey: token) else { continue }
+                if case .owner = purpose { actions.append(.commandResult(token, opcode, result)) }
+                if result == .timedOut {
+                    requestReset(.commandTimeout(opcode), into: &actions)
+                    return
+                }
+                completed(purpose, opcode, result, now: now, into: &actions)
+            }
+        }
+    }
+
+    mutating func requestReset(_ reason: ResetReason, into actions: inout [Action]) {
+        stop(into: &actions)
+        actions.append(.resetController(reason))
+    }
+
+    mutating func apply(_ step: ControllerInitializer.Step, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        switch step {
+        case .send(let command):
+            enqueue(command, .initStep, now: now, into: &actions)
+        case .done(let info):
+            phase = .ready(info)
+            lastActivity = now
+            actions.append(.ready(info))
+            reconcile(now: now, into: &actions)
+        case .failed(let failure):
+            stop(into: &actions)
+            actions.append(.initializationFailed(failure))
+        }
+    }
+}
