@@ -1,7 +1,10 @@
 extension LinkManager {
     /// Feeds every HCI event from the controller (the link manager needs all of them: command
     /// completions, link events, and any event at all as a sign of life).
+    /// Events while stopped (after a reset was asked for, before ``start(now:into:)``) are
+    /// ignored: they describe a controller state that is about to be thrown away.
     public mutating func handle(_ event: HCIEvent, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        if case .off = phase { return }
         lastActivity = now
         switch event {
         case .commandComplete, .commandStatus:

@@ -140,8 +140,9 @@ extension LinkManager {
                 scanWork = .all
             }
         case .createConnection:
-            // Command Status 0: the attempt runs until LE Connection Complete or the timeout.
-            if failed, let peer = initiatingPeer { endAttempt(peer, status: status, into: &actions) }
+            // Command Status 0: the attempt runs until LE Connection Complete or the timeout;
+            // a refusal ends it (below).
+            break
         case .cancelConnection:
             // 0x0C: nothing left to cancel; LE Connection Complete is on its way or the
             // cancelling deadline ends the attempt.
@@ -150,7 +151,9 @@ extension LinkManager {
 
         if failed {
             actions.append(.commandFailed(opcode, status))
-            if step != .createConnection && step != .cancelConnection {
+            if step == .createConnection {
+                if let peer = initiatingPeer { endAttempt(peer, status: status, into: &actions) }
+            } else if step != .cancelConnection {
                 retryAt = now + backoff
                 backoff = min(backoff * 2, configuration.retryDelay * 64)
             }
