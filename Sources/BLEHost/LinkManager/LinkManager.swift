@@ -113,15 +113,18 @@ public struct LinkManager: Sendable {
 
     /// When ``tick(now:into:)`` must next run (nil: only events and calls can change anything).
     public var nextDeadline: ContinuousClock.Instant? {
-        var deadlines: [ContinuousClock.Instant] = []
-        if let d = queue.nextDeadline { deadlines.append(d) }
-        if let d = retryAt { deadlines.append(d) }
+        var earliest = queue.nextDeadline
+        func consider(_ deadline: ContinuousClock.Instant?) {
+            guard let deadline else { return }
+            earliest = min(earliest ?? deadline, deadline)
+        }
+        consider(retryAt)
         switch initiating {
         case .idle: break
-        case .creating(_, let d), .cancelling(_, let d): deadlines.append(d)
+        case .creating(_, let deadline), .cancelling(_, let deadline): consider(deadline)
         }
-        if case .ready = phase, !probing, let last = lastActivity { deadlines.append(last + configuration.silenceBeforeProbe) }
-        return deadlines.min()
+        if case .ready = phase, !probing, let last = lastActivity { consider(last + configuration.silenceBeforeProbe) }
+        return earliest
     }
 
     // MARK: Lifecycle
