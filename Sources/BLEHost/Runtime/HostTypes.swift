@@ -1,0 +1,141 @@
+/// What the application asks of the host: its GATT database, and whether it advertises and scans.
+public struct HostConfiguration: Sendable {
+    /// Our GATT server (GAP and GATT services plus the application's).
+    public var database: GATTDatabase
+    /// Legacy advertising, if wanted; re-enabled after each peripheral connection opens or closes.
+    public var advertising: AdvertisingConfiguration?
+    /// Continuous scanning, if wanted (duplicates never filtered).
+    public var scanning: ScanConfiguration?
+    /// Most links at once; advertising pauses at the limit.
+    public var maximumConnections: Int
+    /// Checks every write to our characteristics before it is accepted (see ``GATTWriteValidator``).
+    public var validateWrite: @Sendable (GATTWrite) -> ATTErrorCode?
+
+    public init(
+        database: GATTDatabase, advertising: AdvertisingConfiguration? = nil,
+        scanning: ScanConfiguration? = nil, maximumConnections: Int = 4,
+        validateWrite: @escaping @Sendable (GATTWrite) -> ATTErrorCode? = { _ in nil }
+    ) {
+        self.database = database
+        self.advertising = advertising
+        self.scanning = scanning
+        self.maximumConnections = maximumConnections
+        self.validateWrite = validateWrite
+    }
+}
+
+/// Identifies a request to the host, so its reply finds the caller.
+public struct HostRequestID: Hashable, Sendable {
+    public var rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+}
+
+/// A request from the layers above, carried out by the host's thread.
+public enum HostRequest: Sendable {
+    /// Reply with the controller's identity and capabilities once it is initialised.
+    case controllerInfo
+    case connect(BluetoothAddress, AddressType, timeout: Duration)
+    case disconnect(link: UInt16)
+    case gatt(GATTClientProcedure, link: UInt16)
+    case writeWithoutResponse([UInt8], handle: UInt16, link: UInt16)
+    /// Replace a dynamic value of our database and notify subscribed peers.
+    case setValue([UInt8], handle: UInt16)
+}
+
+public enum HostReply: Sendable {
+    case done
+    case controllerInfo(ControllerInfo)
+    case link(HostLink)
+    case gatt(GATTClientResult)
+}
+
+/// Why a request failed.
+public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The host is not running (not started, stopped, or never got the controller).
+    case notRunning
+    /// The controller session ended (reset, transport lost) before the request completed.
+    case sessionEnded(String)
+    /// The controller refused a command.
+    case commandFailed(String)
+    case connectionFailed(String)
+    case noSuchLink(UInt16)
+    case gatt(GATTClientError)
+    case database(GATTDatabaseError)
+    case unexpectedReply
+
+    public var description: String {
+        switch self {
+        case .notRunning: return "the Bluetooth host is not running"
+        case .sessionEnded(let reason): return "the controller session ended: \(reason)"
+        case .commandFailed(let what): return "the controller refused: \(what)"
+        case .connectionFailed(let why): return "connection failed: \(why)"
+        case .noSuchLink(let handle): return "no link with handle \(handle)"
+        case .gatt(let error): return "GATT: \(error)"
+        case .database(let error): return "GATT database: \(error)"
+        case .unexpectedReply: return "unexpected reply from the host"
+        }
+    }
+}
+
+/// A connection as the application sees it.
+public struct HostLink: Hashable, Sendable, CustomStringConvertible {
+    public var handle: UInt16
+    public var peerAddress: BluetoothAddress
+    public var peerAddressType: AddressType
+    public var role: LERole
+
+    public init(handle: UInt16, peerAddress: BluetoothAddress, peerAddressType: AddressType, role: LERole) {
+        self.handle = handle
+        self.peerAddress = peerAddress
+        self.peerAddressType = peerAddressType
+        self.role = role
+    }
+
+    public var description: String { "link \(handle) to \(peerAddress) (\(peerAddressType), we are \(role))" }
+}
+
+/// Where the host stands with its controller.
+public enum BluetoothState: Hashable, Sendable {
+    /// Opening the transport (`hci0`, `unix:/…`).
+    case opening(String)
+    /// Initialised and working.
+    case ready
+    /// The session ended (reason) and the controller will be reopened.
+    case recovering(String)
+    /// The controller could not be opened (reason); retried with backoff.
+    case unavailable(String)
+}
+
+/// Everything the host reports to the layers above.
+public enum HostEvent: Sendable {
+    case state(BluetoothState)
+    case advertisingReport(LEAdvertisingReport)
+    case connected(HostLink)
+    case disconnected(HostLink, reason: HCIStatus)
+    /// A peer wrote one of our characteristics (already accepted).
+    case gattWrite(GATTWrite)
+    case subscriptionChanged(GATTSubscription)
+    /// A peer's server notified or indicated a value on a link.
+    case notification(link: UInt16, handle: UInt16, value: [UInt8])
+
+    /// Names the event in drop counts.
+    public var kind: String {
+        switch self {
+        case .state: return "state"
+        case .advertisingReport: return "advertising report"
+        case .connected, .disconnected: return "connection"
+        case .gattWrite: return "GATT write"
+        case .subscriptionChanged: return "subscription"
+        case .notification: return "notification"
+        }
+    }
+}
+
+/// What the engine asks its owner to do, in order.
+public enum HostAction: Sendable {
+    case send(H4Packet)
+    case emit(HostEvent)
+    case reply(HostRequestID, Result<HostReply, HostError>)
+    /// The controller is unusable (command timeout, hardware error): end the session and reopen.
+    case restart(String)
+}
