@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", logging, toml]),
-        .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", argumentParser, logging]),
+        .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", argumentParser, logging]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),

@@ -14,7 +14,6 @@ import Testing
         var peripheral = LinkDataPath(aclDataLength: 27, aclBufferCount: 1)
         let database: GATTDatabase
         var events: [HostEvent] = []
-        var commands: [HCICommandPacket] = []
         var finished: [(GATTProcedureID, Result<GATTClientResult, GATTClientError>)] = []
         var maxPacket = 0
 
@@ -45,7 +44,7 @@ import Testing
                         pending += central.receive(acl: body, database: database, validateWrite: Fixture.validateSignal, now: LinkDataPathTests.now).map { ($0, true) }
                         pending += peripheral.completed(1, handle: 2).map { ($0, false) }
                     }
-                case .command(let command): commands.append(command)
+                case .disconnect, .updateConnection: break
                 case .event(let event): events.append(event)
                 case .procedureFinished(_, let id, let result): finished.append((id, result))
                 }
@@ -100,8 +99,9 @@ import Testing
         let outputs = path.receive(acl: update, database: database, validateWrite: { _ in nil }, now: Self.now)
         let sent = outputs.compactMap { if case .send(let p) = $0 { Hex.encode(p.body) } else { nil } }
         #expect(sent == ["4000" + "0a00" + "0600" + "0500" + "13070200" + "0000"])
-        let commands = outputs.compactMap { if case .command(let c) = $0 { c.opcode } else { nil } }
-        #expect(commands == [.leConnectionUpdate])
+        let updates = outputs.compactMap { if case .updateConnection(let link, let p) = $0 { (link, p) } else { nil } }
+        #expect(updates.map(\.0) == [0x40])
+        #expect(updates.first?.1 == LEConnectionParameters(intervalMin: 0x18, intervalMax: 0x28, latency: 0, supervisionTimeout: 0x1F4))
     }
 
     @Test func disconnectionFailsProceduresAndFreesBuffers() throws {

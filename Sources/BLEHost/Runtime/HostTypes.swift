@@ -5,21 +5,21 @@ public struct HostConfiguration: Sendable {
     /// Legacy advertising, if wanted; re-enabled after each peripheral connection opens or closes.
     public var advertising: AdvertisingConfiguration?
     /// Continuous scanning, if wanted (duplicates never filtered).
-    public var scanning: ScanConfiguration?
-    /// Most links at once; advertising pauses at the limit.
-    public var maximumConnections: Int
+    public var scanning: LESetScanParameters?
+    /// Timeouts, the connection cap, the health probe: see ``LinkManager/Configuration``.
+    public var linkManager: LinkManager.Configuration
     /// Checks every write to our characteristics before it is accepted (see ``GATTWriteValidator``).
     public var validateWrite: @Sendable (GATTWrite) -> ATTErrorCode?
 
     public init(
-        database: GATTDatabase, advertising: AdvertisingConfiguration? = nil,
-        scanning: ScanConfiguration? = nil, maximumConnections: Int = 4,
+        database: GATTDatabase, advertising: AdvertisingConfiguration? = nil, scanning: LESetScanParameters? = nil,
+        linkManager: LinkManager.Configuration = .init(),
         validateWrite: @escaping @Sendable (GATTWrite) -> ATTErrorCode? = { _ in nil }
     ) {
         self.database = database
         self.advertising = advertising
         self.scanning = scanning
-        self.maximumConnections = maximumConnections
+        self.linkManager = linkManager
         self.validateWrite = validateWrite
     }
 }
@@ -55,9 +55,7 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
     case notRunning
     /// The controller session ended (reset, transport lost) before the request completed.
     case sessionEnded(String)
-    /// The controller refused a command.
-    case commandFailed(String)
-    case connectionFailed(String)
+    case connectionFailed(HCIStatus)
     case noSuchLink(UInt16)
     case gatt(GATTClientError)
     case database(GATTDatabaseError)
@@ -67,8 +65,7 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notRunning: return "the Bluetooth host is not running"
         case .sessionEnded(let reason): return "the controller session ended: \(reason)"
-        case .commandFailed(let what): return "the controller refused: \(what)"
-        case .connectionFailed(let why): return "connection failed: \(why)"
+        case .connectionFailed(let status): return "connection failed: \(status)"
         case .noSuchLink(let handle): return "no link with handle \(handle)"
         case .gatt(let error): return "GATT: \(error)"
         case .database(let error): return "GATT database: \(error)"

@@ -5,8 +5,10 @@ public struct LinkDataPath: Sendable {
     public enum Output: Sendable {
         /// An ACL packet the controller has a buffer for.
         case send(H4Packet)
-        /// A command for the engine to queue (Disconnect, LE Connection Update).
-        case command(HCICommandPacket)
+        /// Disconnect the link (its ATT bearer is dead).
+        case disconnect(link: UInt16)
+        /// Apply parameters the peer asked for (accepted on the signalling channel, as central).
+        case updateConnection(link: UInt16, LEConnectionParameters)
         case event(HostEvent)
         /// A GATT client procedure on `link` ended.
         case procedureFinished(link: UInt16, GATTProcedureID, Result<GATTClientResult, GATTClientError>)
@@ -25,7 +27,7 @@ public struct LinkDataPath: Sendable {
     struct Link: Sendable {
         var info: HostLink
         var gatt: GATTConnection
-        /// Set once we sent Disconnect: nothing more goes out on it.
+        /// Set once a disconnect was asked for: no new procedures or values go out on it.
         var closing = false
     }
 
@@ -119,7 +121,7 @@ public struct LinkDataPath: Sendable {
             let response = L2CAPSignallingResponder.respond(to: frame.payload, role: link.info.role)
             var outputs = response.reply.map { send($0, on: .leSignalling, link: frame.handle) } ?? []
             if let parameters = response.connectionUpdate {
-                outputs.append(.command(LEConnectionUpdate(handle: frame.handle, parameters: parameters).commandPacket))
+                outputs.append(.updateConnection(link: frame.handle, parameters))
             }
             return outputs
         case .smp:
@@ -165,12 +167,12 @@ public struct LinkDataPath: Sendable {
         return outputs
     }
 
-    /// Asks the controller to disconnect a link (once).
-    public mutating func disconnect(link handle: UInt16, reason: HCIStatus = .remoteUserTerminated) -> [Output] {
-        guard var link = links[handle], !link.closing else { return [] }
+    /// Stops sending on a link that is being disconnected; true the first time.
+    public mutating func markClosing(link handle: UInt16) -> Bool {
+        guard var link = links[handle], !link.closing else { return false }
         link.closing = true
         links[handle] = link
-        return [.command(Disconnect(handle: handle, reason: reason).commandPacket)]
+        return true
     }
 
     /// Fires ATT timeouts.
@@ -192,7 +194,7 @@ public struct LinkDataPath: Sendable {
             case .send(let pdu):
                 outputs += send(pdu, on: .att, link: handle)
             case .disconnect:
-                outputs += disconnect(link: handle)
+                if markClosing(link: handle) { outputs.append(.disconnect(link: handle)) }
             case .write(let write):
                 outputs.append(.event(.gattWrite(write)))
             case .subscriptionChanged(let subscription):
