@@ -25,6 +25,7 @@ public struct HostEngine: Sendable {
     private var connects: [BluetoothAddress: PendingConnect] = [:]
     private var disconnects: [UInt16: [HostRequestID]] = [:]
     private var procedures: [ProcedureKey: HostRequestID] = [:]
+    private var reportedRadio = RadioState(advertising: false, scanning: false)
 
     private struct PendingConnect: Sendable {
         var requests: [HostRequestID]
@@ -58,6 +59,11 @@ public struct HostEngine: Sendable {
 
     /// The transport is open: reset and initialise the controller, then advertise and scan as configured.
     public mutating func start(now: ContinuousClock.Instant) -> [HostAction] {
+        let out = startSession(now: now)
+        return out + radioChanges()
+    }
+
+    private mutating func startSession(now: ContinuousClock.Instant) -> [HostAction] {
         var actions: [LinkManager.Action] = []
         manager.setAdvertising(configuration.advertising, now: now, into: &actions)
         manager.setScanning(configuration.scanning, now: now, into: &actions)
@@ -68,6 +74,11 @@ public struct HostEngine: Sendable {
     /// The session is over (transport closed or failed, reset asked for): links are gone and
     /// running requests fail with `reason`.
     public mutating func stop(reason: String, now: ContinuousClock.Instant) -> [HostAction] {
+        let out = endSession(reason: reason, now: now)
+        return out + radioChanges()
+    }
+
+    private mutating func endSession(reason: String, now: ContinuousClock.Instant) -> [HostAction] {
         var actions: [LinkManager.Action] = []
         manager.stop(into: &actions)
         var out = translate(actions, now: now)
@@ -87,6 +98,11 @@ public struct HostEngine: Sendable {
 
     /// One packet from the controller.
     public mutating func receive(_ packet: H4Packet, now: ContinuousClock.Instant) -> [HostAction] {
+        let out = handlePacket(packet, now: now)
+        return out + radioChanges()
+    }
+
+    private mutating func handlePacket(_ packet: H4Packet, now: ContinuousClock.Instant) -> [HostAction] {
         switch packet.type {
         case .event:
             let event: HCIEvent
@@ -117,6 +133,11 @@ public struct HostEngine: Sendable {
 
     /// A request from the layers above; its reply comes now or in a later action.
     public mutating func perform(_ request: HostRequest, id: HostRequestID, now: ContinuousClock.Instant) -> [HostAction] {
+        let out = handleRequest(request, id: id, now: now)
+        return out + radioChanges()
+    }
+
+    private mutating func handleRequest(_ request: HostRequest, id: HostRequestID, now: ContinuousClock.Instant) -> [HostAction] {
         switch request {
         case .controllerInfo:
             if let info = manager.controllerInfo { return [.reply(id, .success(.controllerInfo(info)))] }
@@ -173,6 +194,11 @@ public struct HostEngine: Sendable {
 
     /// Timers: command and ATT timeouts, connection attempts, retries, the health probe.
     public mutating func tick(now: ContinuousClock.Instant) -> [HostAction] {
+        let out = runTimers(now: now)
+        return out + radioChanges()
+    }
+
+    private mutating func runTimers(now: ContinuousClock.Instant) -> [HostAction] {
         var actions: [LinkManager.Action] = []
         for (address, pending) in connects where !pending.cancelled && pending.deadline <= now {
             connects[address]?.cancelled = true
@@ -184,6 +210,14 @@ public struct HostEngine: Sendable {
     }
 
     // MARK: Plumbing
+
+    /// A ``HostEvent/radio(_:)`` event when advertising or scanning changed.
+    private mutating func radioChanges() -> [HostAction] {
+        let now = RadioState(advertising: manager.isAdvertising, scanning: manager.isScanning)
+        guard now != reportedRadio else { return [] }
+        reportedRadio = now
+        return [.emit(.radio(now))]
+    }
 
     private mutating func disconnect(_ handle: UInt16, now: ContinuousClock.Instant) -> [HostAction] {
         _ = data?.markClosing(link: handle)

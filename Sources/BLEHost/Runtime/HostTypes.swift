@@ -103,9 +103,22 @@ public enum BluetoothState: Hashable, Sendable {
     case unavailable(String)
 }
 
+/// What the radio is doing.
+public struct RadioState: Hashable, Sendable {
+    public var advertising: Bool
+    public var scanning: Bool
+
+    public init(advertising: Bool, scanning: Bool) {
+        self.advertising = advertising
+        self.scanning = scanning
+    }
+}
+
 /// Everything the host reports to the layers above.
 public enum HostEvent: Sendable {
     case state(BluetoothState)
+    /// The controller started or stopped advertising or scanning (as the link manager believes).
+    case radio(RadioState)
     case advertisingReport(LEAdvertisingReport)
     case connected(HostLink)
     case disconnected(HostLink, reason: HCIStatus)
@@ -118,7 +131,7 @@ public enum HostEvent: Sendable {
     /// Names the event in drop counts.
     public var kind: String {
         switch self {
-        case .state: return "state"
+        case .state, .radio: return "state"
         case .advertisingReport: return "advertising report"
         case .connected, .disconnected: return "connection"
         case .gattWrite: return "GATT write"
