@@ -41,9 +41,10 @@ public enum HCITransportError: Error, Hashable, Sendable, CustomStringConvertibl
             let why =
                 errno == EUSERS
                 ? "another program has \(adapter) open through the HCI user channel (stop it)"
-                : "\(adapter) is busy: something keeps powering it up, usually bluetooth.service (BlueZ). "
-                    + "Stop it with `sudo systemctl stop bluetooth` and keep it off with "
-                    + "`sudo systemctl mask bluetooth`, or make it ignore the adapter"
+                : "\(adapter) is busy: something keeps powering it up, usually bluetooth.service (BlueZ) — "
+                    + "stop it with `sudo systemctl stop bluetooth` and keep it off with "
+                    + "`sudo systemctl mask bluetooth` — or another program holds it through the HCI user "
+                    + "channel (is a venue-beacon service already running?)"
             return "cannot take over \(adapter): \(why) [\(errnoName(errno))]"
         case .noSuchAdapter(let requested, let available):
             let list =

@@ -58,9 +58,8 @@ public final class UserChannelTransport: HCITransport {
                 try control.powerDown(index: adapter.index)
                 guard cbluez_bind_user_channel(fd, adapter.index) < 0 else { break }
                 throw UserChannelStep.bind.error(errno: errno, adapter: adapter.name)
-            } catch .adapterBusy(let name, let e) where e == EBUSY && attempt < bindAttempts {
+            } catch .adapterBusy(_, let e) where e == EBUSY && attempt < bindAttempts {
                 // Powered up again (bluetoothd) or the previous owner's socket not yet released.
-                _ = name
                 usleep(UInt32(50_000 << (attempt - 1)))
             } catch {
                 Glibc.close(fd)
