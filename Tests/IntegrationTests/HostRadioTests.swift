@@ -79,6 +79,40 @@ extension RadioTests {
             }
         }
 
+        @Test func subscribedClientIsNotifiedOfNewValues() async throws {
+            try await BTVirt.run { btvirt in
+                try await btvirt.withHosts([try Self.peripheral(), try Self.central()]) { hosts in
+                    let (server, client) = (hosts[0], hosts[1])
+                    try await server.advertising()
+                    let link = try await client.host.connect(to: server.address, type: .public)
+                    guard case .services(let services) = try await client.host.gatt(.discoverPrimaryService(TestGATT.service), on: link),
+                        let service = services.first,
+                        case .characteristics(let found) = try await client.host.gatt(
+                            .discoverCharacteristics(from: service.startHandle, through: service.endHandle), on: link),
+                        let notifying = found.first(where: { $0.uuid == TestGATT.notifying })
+                    else {
+                        Issue.record("notifying characteristic not found")
+                        return
+                    }
+                    let subscribed = try await client.host.gatt(
+                        .subscribe(valueHandle: notifying.valueHandle, endHandle: service.endHandle), on: link)
+                    #expect(subscribed == .written)
+                    _ = try await server.waitFor("subscription") { e in
+                        if case .subscriptionChanged(let s) = e, s.characteristic.uuid == TestGATT.notifying { return s }
+                        return nil
+                    }
+                    try await server.host.setValue([7, 8, 9], forCharacteristic: notifying.valueHandle)
+                    let value = try await client.waitFor("notification") { e in
+                        if case .notification(link.handle, notifying.valueHandle, let value) = e { return value }
+                        return nil
+                    }
+                    #expect(value == [7, 8, 9])
+                    // The new value is also what a read returns.
+                    #expect(try await client.host.gatt(.read(notifying.valueHandle), on: link) == .value([7, 8, 9]))
+                }
+            }
+        }
+
         /// Advertising stops when a peer connects; the link manager enables it again (under the
         /// connection cap) and after the link closes. btvirt reports an advert when a scan is
         /// enabled, so a scanner that starts later proves the advertiser is on the air.

@@ -86,11 +86,12 @@ extension BTVirt {
 }
 
 /// The test database: a 400-byte readable value, a writable characteristic (with and without
-/// response), both in one 128-bit service.
+/// response) and a notifying one, in one 128-bit service.
 enum TestGATT {
     static let service = BluetoothUUID("5a1e0000-7e57-4b1d-9a3c-000000000001")!
     static let long = BluetoothUUID("5a1e0001-7e57-4b1d-9a3c-000000000001")!
     static let writable = BluetoothUUID("5a1e0002-7e57-4b1d-9a3c-000000000001")!
+    static let notifying = BluetoothUUID("5a1e0003-7e57-4b1d-9a3c-000000000001")!
     static let longValue: [UInt8] = (0..<400).map { UInt8(truncatingIfNeeded: $0 * 13 + 5) }
 
     static func database(name: String = "venue-test") throws -> GATTDatabase {
@@ -100,6 +101,7 @@ enum TestGATT {
                 GATTServiceDescription(uuid: service, characteristics: [
                     .init(uuid: long, properties: .read, value: .dynamic(initial: longValue)),
                     .init(uuid: writable, properties: [.write, .writeWithoutResponse]),
+                    .init(uuid: notifying, properties: [.read, .notify], value: .dynamic(initial: [0])),
                 ])
             ])
     }
