@@ -260,7 +260,9 @@ public struct HostEngine: Sendable {
                 }
             case .connectionFailed(let peer, _, let status):
                 if let pending = connects.removeValue(forKey: peer) {
-                    let reported: HCIStatus = pending.cancelled ? .connectionTimeout : status
+                    // 0x02 ends an attempt the link manager cancelled at its own connect timeout.
+                    let timedOut = pending.cancelled || status == .unknownConnectionIdentifier
+                    let reported: HCIStatus = timedOut ? .connectionTimeout : status
                     out += pending.requests.map { .reply($0, .failure(.connectionFailed(reported))) }
                 }
             case .connectionClosed(let closed, let reason):
