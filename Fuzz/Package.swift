@@ -7,7 +7,7 @@
 // target listed here.
 import PackageDescription
 
-let fuzzers = ["FuzzHCIEvent", "FuzzAdvertisingData", "FuzzL2CAP"]
+let fuzzers = ["FuzzHCIEvent", "FuzzAdvertisingData", "FuzzL2CAP", "FuzzATT"]
 
 let package = Package(
     name: "venue-beacon-fuzz",

@@ -115,3 +115,32 @@ import Testing
         #expect(bearer.close() == [])
     }
 }
+
+/// Found by the ATT fuzzer: a Prepare Write Request longer than the MTU was echoed in a
+/// response longer than the MTU.
+@Suite struct ATTMTULimitTests {
+    @Test func aRequestLongerThanTheMTUIsAnInvalidPDU() throws {
+        let database = try Fixture.database()
+        var connection = GATTConnection(link: 1)
+        #expect(connection.mtu == 23)
+        var prepare: [UInt8] = [0x16, 0x0C, 0x00, 0x00, 0x00]
+        prepare += [UInt8](repeating: 0x41, count: 19)  // 24 bytes
+        let answers = connection.receive(prepare[...], database: database, now: .now)
+        #expect(answers.count == 1)
+        guard case .send(let bytes) = answers.first else {
+            Issue.record("expected an answer")
+            return
+        }
+        #expect(bytes == [0x01, 0x16, 0x00, 0x00, 0x04])
+        // A command that long is dropped without an answer.
+        let command: [UInt8] = [0x52, 0x03, 0x00] + [UInt8](repeating: 1, count: 21)
+        #expect(connection.receive(command[...], database: database, now: .now).isEmpty)
+        // Exactly the MTU is fine.
+        let fits = Array(prepare.prefix(23))
+        guard case .send(let echoed) = connection.receive(fits[...], database: database, now: .now).first else {
+            Issue.record("expected an answer")
+            return
+        }
+        #expect(echoed.count <= 23)
+    }
+}

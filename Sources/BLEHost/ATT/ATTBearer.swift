@@ -92,6 +92,14 @@ public struct ATTBearer: Sendable {
     public mutating func receive(_ bytes: ArraySlice<UInt8>, now: ContinuousClock.Instant) -> [Event] {
         var events = tick(now: now)
         guard !isClosed else { return events }
+        // Nothing may exceed the ATT MTU in either direction: a longer request is answered as an
+        // invalid PDU (echoing it, as a Prepare Write Response would, would break the MTU too).
+        guard bytes.count <= mtu else {
+            let opcode = bytes.first.map { ATTOpcode(rawValue: $0) }
+            let reason = DecodeError(.lengthMismatch, field: "pdu", detail: "\(bytes.count) bytes exceed the ATT MTU \(mtu)")
+            receiveMalformed(ATTDecodeError(opcode: opcode, reason: reason), now: now, &events)
+            return events
+        }
         let pdu: ATTPDU
         do {
             pdu = try ATTPDU.decode(bytes)
