@@ -23,6 +23,10 @@ let package = Package(
         .executable(name: "venue-beacon", targets: ["venue-beacon"]),
         .library(name: "VenueDiary", targets: ["VenueDiary"]),
         .library(name: "BLEHost", targets: ["BLEHost"]),
+        // For the benchmarks package.
+        .library(name: "Herald", targets: ["Herald"]),
+        .library(name: "VenueNode", targets: ["VenueNode"]),
+        .library(name: "Simulation", targets: ["Simulation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),

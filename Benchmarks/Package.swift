@@ -12,6 +12,14 @@ let package = Package(
         .executableTarget(
             name: "diary-bench",
             dependencies: [.product(name: "VenueDiary", package: "venue-beacon")]),
+        .executableTarget(
+            name: "advert-bench",
+            dependencies: [
+                .product(name: "BLEHost", package: "venue-beacon"), .product(name: "Herald", package: "venue-beacon"),
+                .product(name: "VenueDiary", package: "venue-beacon"), .product(name: "VenueNode", package: "venue-beacon"),
+                .product(name: "Simulation", package: "venue-beacon"),
+            ],
+            exclude: ["peer.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

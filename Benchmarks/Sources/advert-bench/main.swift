@@ -1,0 +1,258 @@
+// advert-bench: the advertising-report pipeline on one core, and the same adverts through Home
+// Assistant's `bluetooth-data-tools` parser as the peer (issue 6, benchmark 1).
+//
+//   swift build -c release --package-path Benchmarks
+//   Benchmarks/.build/release/advert-bench [--reports N] [--devices N] [--no-peer]
+//
+// Two streams of LE Advertising Report events (one report per event, as controllers mostly send
+// them), built with the simulation's devices and the controller-side HCI encoder:
+//   distinct  every advert differs (addresses, pseudo addresses, RPIs, Apple data): no cache helps;
+//   repeats   `--devices` devices (a venue's mix) repeating their adverts, RSSI varying.
+// Stages timed per stream:
+//   classify  AD parse + Herald classification of each report's data (what the peer does: parse
+//             the AD structures);
+//   decode    HCI event decode + report iteration + classification into an AdvertSighting;
+//   pipeline  decode + the Herald node's policy (target table, measurements, reads) + the
+//             DiaryPipeline into the presence tracker and the SQLite diary, with a clock tick per
+//             simulated second. Connections the node asks for are answered at once (payload read)
+//             so that known payloads reach the presence tracker as in a venue.
+import BLEHost
+import Foundation
+import Herald
+import Simulation
+import VenueDiary
+import VenueNode
+
+struct Options {
+    var reports = 1_000_000
+    var devices = 500
+    var peer = true
+
+    init(_ arguments: [String]) {
+        var i = 1
+        while i < arguments.count {
+            switch arguments[i] {
+            case "--reports": i += 1; reports = Int(arguments[i]) ?? reports
+            case "--devices": i += 1; devices = Int(arguments[i]) ?? devices
+            case "--no-peer": peer = false
+            default: FileHandle.standardError.write(Data("unknown argument \(arguments[i])\n".utf8))
+            }
+            i += 1
+        }
+    }
+}
+
+/// One advert of a stream: the event packet body and the AD bytes inside it.
+struct StreamAdvert {
+    var event: [UInt8]
+    var data: [UInt8]
+    var device: Int
+}
+
+func event(for device: SimulatedDevice, address: BluetoothAddress, data: [UInt8], rssi: Int8) -> [UInt8] {
+    let report = LEAdvertisingReport(
+        eventType: device.isConnectable ? .connectableUndirected : .nonConnectableUndirected, addressType: .random,
+        address: address, data: data[...], rawRSSI: rssi)
+    return LEAdvertisingReports.packet([report]).body
+}
+
+/// A venue's devices: phones of the standard mix plus accessories and other devices.
+func venueDevices(_ count: Int) -> [SimulatedDevice] {
+    let truth = VenueModel.generate(VenueConfiguration(visitors: count, openingHours: 3, seed: 2026, walkPasts: 0))
+    return Array(truth.devices.filter { $0.advert != nil }.prefix(count))
+}
+
+func repeatsStream(_ devices: [SimulatedDevice], count: Int) -> [StreamAdvert] {
+    var random = SimulationRandom(seed: 7)
+    let data = devices.map { $0.advertisingData(epoch: 0) }
+    return (0..<count).map { _ in
+        let k = random.below(devices.count)
+        let rssi = Int8(-50 - random.below(45))
+        return StreamAdvert(event: event(for: devices[k], address: devices[k].rotation.address(ofEpoch: 0), data: data[k], rssi: rssi), data: data[k], device: k)
+    }
+}
+
+func distinctStream(_ devices: [SimulatedDevice], count: Int) -> [StreamAdvert] {
+    var random = SimulationRandom(seed: 8)
+    return (0..<count).map { i in
+        let k = i % devices.count
+        let device = devices[k]
+        let epoch = Int64(i)
+        var data = device.advertisingData(epoch: epoch)
+        switch device.advert {
+        case .heraldAndroid?:
+            // A new pseudo device address in the last six bytes.
+            var pseudo = [UInt8]()
+            PseudoDeviceAddress(rawValue: UInt64(i) &* 0x9E37_79B9).append(to: &pseudo)
+            data.replaceSubrange((data.count - 6)..., with: pseudo)
+        case .apple?, .other?, .heraldService?:
+            // Vary the last two bytes (Apple data stays what it was for the filter).
+            if data.count >= 2 {
+                data[data.count - 1] = UInt8(truncatingIfNeeded: i)
+                data[data.count - 2] = UInt8(truncatingIfNeeded: i >> 8) | 0x01
+            }
+        case .exposureNotification?, nil:
+            break  // a new RPI per epoch already
+        }
+        let address = device.rotation.address(ofEpoch: epoch)
+        return StreamAdvert(event: event(for: device, address: address, data: data, rssi: Int8(-50 - random.below(45))), data: data, device: k)
+    }
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+        + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+struct Timing {
+    var wall: Double
+    var cpu: Double
+}
+
+func measure(_ body: () -> Void) -> Timing {
+    let clock = ContinuousClock()
+    let cpu0 = cpuSeconds()
+    let start = clock.now
+    body()
+    let c = start.duration(to: clock.now).components
+    return Timing(wall: Double(c.seconds) + Double(c.attoseconds) * 1e-18, cpu: cpuSeconds() - cpu0)
+}
+
+/// Keeps results alive so the optimiser cannot drop the work.
+nonisolated(unsafe) var sink = 0
+
+func classifyStage(_ stream: [StreamAdvert], _ classifier: AdvertClassifier) -> Timing {
+    measure {
+        var n = 0
+        for advert in stream {
+            if case .herald = classifier.classify(advert.data[...]) { n += 1 }
+        }
+        sink &+= n
+    }
+}
+
+func decodeStage(_ stream: [StreamAdvert], _ classifier: AdvertClassifier) -> Timing {
+    measure {
+        var n = 0
+        for advert in stream {
+            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
+            for report in reports {
+                let sighting = AdvertSighting(report: report, classifier: classifier)
+                if sighting.connectable == true { n += 1 }
+            }
+        }
+        sink &+= n
+    }
+}
+
+/// The whole pipeline; returns its timing and the visits the diary holds at the end.
+func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classifier: AdvertClassifier, label: String) throws -> (Timing, Int, Int) {
+    let path = NSTemporaryDirectory() + "advert-bench-\(getpid())-\(label).sqlite"
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    let origin = VenueConfiguration.defaultOrigin
+    var pipeline = DiaryPipeline(diary: try VenueDiary(store: try DiaryStore(path: path), settings: DiarySettings(), now: origin))
+    var node = SensorNode()
+    var actions: [NodeAction] = []
+    // Which device an address belongs to, for answering the node's connections at once.
+    var deviceOf: [BluetoothAddress: Int] = [:]
+    var errors = 0
+    // Link actions are answered at once, at the time of the advert or tick that caused them.
+    var now = 0.0
+    let reportsPerSecond = Double(devices.count) * 4
+
+    func perform() {
+        var i = 0
+        while i < actions.count {
+            let action = actions[i]
+            i += 1
+            var answer: (LinkEvent, TargetID)? = nil
+            switch action {
+            case .event(let event): pipeline.handle(event, wallOffset: origin)
+            case .connect(let t): answer = (.connected, t.id)
+            case .discover(let t, _):
+                let kind = deviceOf[t.address].map { devices[$0].kind }
+                let services: DiscoveredServices =
+                    kind == .heraldAndroid ? .android : (kind == .heraldIPhoneBackground || kind == .heraldIPhoneForeground ? .iPhone : .none)
+                answer = (.discovered(services), t.id)
+            case .readPayload(let t, _):
+                answer = (.payloadRead(deviceOf[t.address].flatMap { devices[$0].payload } ?? []), t.id)
+            case .writeSignal(let t, _): answer = (.signalWritten, t.id)
+            case .disconnect(let t): answer = (.disconnected, t.id)
+            case .immediateData: break
+            }
+            if let (event, id) = answer { node.link(event, target: id, now: now, into: &actions) }
+        }
+        actions.removeAll(keepingCapacity: true)
+    }
+
+    let timing = measure {
+        var second = 0.0
+        for (i, advert) in stream.enumerated() {
+            now = Double(i) / reportsPerSecond
+            if now >= second {
+                node.tick(now: now, into: &actions)
+                perform()
+                do { _ = try pipeline.tick(now: origin + now) } catch { errors += 1 }
+                second += 1
+            }
+            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
+            for report in reports {
+                if deviceOf.count < 200_000 { deviceOf[report.address] = advert.device }
+                node.advert(AdvertSighting(report: report, classifier: classifier), now: now, into: &actions)
+            }
+            perform()
+        }
+        do { _ = try pipeline.close(now: origin + Double(stream.count) / reportsPerSecond) } catch { errors += 1 }
+    }
+    let visits = (try? pipeline.diary.store.stats().visits) ?? -1
+    return (timing, visits, errors)
+}
+
+func peer(_ stream: [StreamAdvert], label: String) -> Double? {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("peer.py").path
+    let path = NSTemporaryDirectory() + "advert-bench-\(getpid())-\(label).bin"
+    var bytes = [UInt8]()
+    for advert in stream {
+        bytes.append(UInt8(advert.data.count))
+        bytes.append(contentsOf: advert.data)
+    }
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return nil }
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", script, path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch { return nil }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
+let options = Options(CommandLine.arguments)
+let devices = venueDevices(options.devices)
+let classifier = try AdvertClassifier()
+print("advert-bench: \(options.reports) reports per stream; repeats over \(devices.count) devices")
+print("stream    stage     reports/s (wall)  reports/s (CPU)  peer reports/s  ours/peer")
+for (label, stream) in [("distinct", distinctStream(devices, count: options.reports)), ("repeats", repeatsStream(devices, count: options.reports))] {
+    let n = Double(stream.count)
+    let peerRate = options.peer ? peer(stream, label: label) : nil
+    let classify = classifyStage(stream, classifier)
+    let decode = decodeStage(stream, classifier)
+    let (pipeline, visits, errors) = try pipelineStage(stream, devices: devices, classifier: classifier, label: label)
+    func row(_ stage: String, _ t: Timing, peer: Double?) {
+        let ratio = peer.map { String(format: "%.2f", n / t.wall / $0) } ?? "–"
+        let peerText = peer.map { String(format: "%.0f", $0) } ?? "–"
+        print(
+            label.padding(toLength: 10, withPad: " ", startingAt: 0) + stage.padding(toLength: 10, withPad: " ", startingAt: 0)
+                + String(format: "%-18.0f%-17.0f", n / t.wall, n / t.cpu) + peerText.padding(toLength: 16, withPad: " ", startingAt: 0)
+                + ratio)
+    }
+    row("classify", classify, peer: peerRate)
+    row("decode", decode, peer: peerRate)
+    row("pipeline", pipeline, peer: nil)
+    print("          pipeline: \(visits) visits in the diary, \(errors) write errors")
+}
