@@ -20,6 +20,9 @@ let package = Package(
                 .product(name: "Simulation", package: "venue-beacon"),
             ],
             exclude: ["peer.py"]),
+        .executableTarget(
+            name: "air-bench",
+            dependencies: [.product(name: "BLEHost", package: "venue-beacon"), .product(name: "Simulation", package: "venue-beacon")]),
     ],
     swiftLanguageModes: [.v6]
 )

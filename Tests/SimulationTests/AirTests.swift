@@ -30,7 +30,7 @@ import Testing
             presence: [PresenceSegment(start: start, end: end, path: .fixed(metres))], seed: UInt64(90 + id))
     }
 
-    static let noFailures = AirConfiguration(radio: RadioModel(advertLoss: 0.1), connectionFailure: 0)
+    static let noFailures = AirConfiguration(radio: RadioModel(advertLoss: 0.1), connectionFailure: 0, phonesReadVenue: false)
 
     @Test func theControllerAnswersTheInitSequence() throws {
         var host = ScriptedHost(Air(truth: Self.truth([])))
@@ -322,6 +322,47 @@ import Testing
         #expect(writes.first == .payload(try #require(writer.payload)))
         #expect(writes.dropFirst().allSatisfy { if case .rssi = $0 { return true } else { return false } })
         #expect(writes.count == sessions)
+    }
+
+    @Test func heraldPhonesReadTheVenuePayloadOncePerStay() throws {
+        let phones = [
+            Self.phone(0, .heraldIPhoneBackground, from: 0, to: 120),
+            Self.phone(1, .heraldAndroid, from: 0, to: 120),
+            Self.phone(2, .gaenPhone, from: 0, to: 120),
+        ]
+        var config = Self.noFailures
+        config.phonesReadVenue = true
+        var host = ScriptedHost(Air(truth: Self.truth(phones), configuration: config))
+        host.initialise()
+        _ = host.command(LESetAdvertisingParameters())
+        _ = host.command(LESetAdvertisingEnable(true))
+        let venue: [UInt8] = [0x30, 0x3A, 0x03, 0x04, 0x00, 0xF3, 0xE0, 0x01, 0x00]
+        let node = try GATTDatabase(
+            deviceName: "venue",
+            services: [
+                GATTServiceDescription(
+                    uuid: HeraldUUIDs.service,
+                    characteristics: [
+                        .init(uuid: HeraldUUIDs.androidSignalCharacteristic, properties: [.write, .writeWithoutResponse]),
+                        .init(uuid: HeraldUUIDs.payloadCharacteristic, properties: .read, value: .fixed(venue)),
+                    ])
+            ])
+        var peers: [BluetoothAddress] = []
+        while host.air.now < 100 {
+            guard case .le(.connectionComplete(let c))? = host.wait(until: 100, for: {
+                if case .le(.connectionComplete) = $0 { return true } else { return false }
+            })?.event else { break }
+            peers.append(c.peerAddress)
+            var server = GATTConnection(link: c.handle)
+            // A few seconds of serving: discovery and the read take a handful of connection events.
+            _ = host.gatt(&server, handle: c.handle, database: node, first: [], until: host.air.now + 3) { _ in false }
+            _ = host.wait(until: host.air.now + 2) { if case .disconnectionComplete = $0 { return true } else { return false } }
+            _ = host.command(LESetAdvertisingEnable(true))
+        }
+        // The two Herald phones, once each; the GAEN phone never.
+        #expect(host.air.counters.venueReads == 2)
+        #expect(host.air.venuePayloadRead == venue)
+        #expect(Set(peers).count == 2 && peers.count == 2)
     }
 
     @Test func theAirRepeatsForASeed() {

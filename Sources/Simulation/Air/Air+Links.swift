@@ -17,13 +17,20 @@ struct Link: Sendable {
     var toHostAt = -Double.infinity
 }
 
-/// A phone that cannot advertise: when it last wrote its payload, and its own random stream.
-struct WriterState: Sendable {
+/// A phone acting as a central of the node: one that cannot advertise and writes to the node
+/// every few seconds, or a Herald phone that reads the venue's payload once per stay.
+struct CentralState: Sendable {
+    enum Role: Sendable { case writer, venueReader }
+    let role: Role
     var random: SimulationRandom
     var lastPayloadAt = -Double.infinity
     var handle: UInt16?
     /// The write in flight carries the payload (not an RSSI).
     var writingPayload = false
+    /// The stay (presence segment index) whose venue payload was read (or given up on).
+    var readStay: Int?
+    /// Failed reads in a row; a reader gives up on a stay after three.
+    var failures = 0
 }
 
 extension Air {
@@ -69,10 +76,15 @@ extension Air {
     /// The link is gone on the air (no event: the caller reports it).
     mutating func closeLink(_ handle: UInt16) {
         guard let link = links.removeValue(forKey: handle) else { return }
-        if var writer = writers[link.device], writer.handle == handle {
-            writer.handle = nil
-            writers[link.device] = writer
-            schedule(.writerWakes(device: link.device), at: now + (truth.devices[link.device].signalWriteInterval ?? 15))
+        if var central = centrals[link.device], central.handle == handle {
+            central.handle = nil
+            centrals[link.device] = central
+            switch central.role {
+            case .writer:
+                schedule(.centralWakes(device: link.device), at: now + (truth.devices[link.device].signalWriteInterval ?? 15))
+            case .venueReader:
+                schedule(.centralWakes(device: link.device), at: now + central.random.uniform(3, 8))
+            }
         }
     }
 
@@ -146,9 +158,25 @@ extension Air {
             case .disconnect:
                 schedule(.phoneDisconnects(handle: handle, generation: link.generation), at: now + link.interval)
             case .procedureFinished(_, let result):
-                if var writer = writers[link.device], writer.handle == handle {
-                    if case .success = result, writer.writingPayload { writer.lastPayloadAt = now }
-                    writers[link.device] = writer
+                if var central = centrals[link.device], central.handle == handle {
+                    switch (central.role, result) {
+                    case (.writer, .success):
+                        if central.writingPayload { central.lastPayloadAt = now }
+                    case (.venueReader, .success(.value(let value))):
+                        central.readStay = stayIndex(link.device)
+                        central.failures = 0
+                        counters.venueReads += 1
+                        venuePayloadRead = value
+                    case (.venueReader, _):
+                        central.failures += 1
+                        if central.failures >= 3 {
+                            central.readStay = stayIndex(link.device)
+                            central.failures = 0
+                        }
+                    default:
+                        break
+                    }
+                    centrals[link.device] = central
                 }
                 schedule(.phoneDisconnects(handle: handle, generation: link.generation), at: now + link.interval)
             case .subscriptionChanged, .notification, .indication:
@@ -164,72 +192,89 @@ extension Air {
         return H4Packet(type: .acl, body: Array(packet.h4Packet.dropFirst()))
     }
 
-    // MARK: Phones that cannot advertise
+    // MARK: Phones connecting to the node
 
-    /// Schedules the writer's first attempt in its next stay after `time`.
-    mutating func scheduleWriterArrival(_ device: Int, after time: Double) {
-        guard var writer = writers[device],
-            let segment = truth.devices[device].presence.first(where: { $0.start > time })
-        else { return }
-        let at = segment.start + writer.random.uniform(1, 3)
-        writers[device] = writer
-        schedule(.writerWakes(device: device), at: at)
+    /// The index of the device's presence segment at `now`.
+    func stayIndex(_ device: Int) -> Int? {
+        truth.devices[device].presence.firstIndex { $0.contains(now) }
     }
 
-    mutating func writerWakes(_ device: Int) {
-        guard var writer = writers[device], writer.handle == nil else { return }
-        guard truth.devices[device].segment(at: now) != nil else {
-            scheduleWriterArrival(device, after: now)
+    /// Schedules the phone's first attempt in its next stay after `time`.
+    mutating func scheduleCentralArrival(_ device: Int, after time: Double) {
+        guard var central = centrals[device],
+            let segment = truth.devices[device].presence.first(where: { $0.start > time })
+        else { return }
+        let at = segment.start + (central.role == .writer ? central.random.uniform(1, 3) : central.random.uniform(2, 20))
+        centrals[device] = central
+        schedule(.centralWakes(device: device), at: at)
+    }
+
+    mutating func centralWakes(_ device: Int) {
+        guard var central = centrals[device], central.handle == nil else { return }
+        guard let stay = stayIndex(device) else {
+            scheduleCentralArrival(device, after: now)
+            return
+        }
+        if central.role == .venueReader, central.readStay == stay {
+            scheduleCentralArrival(device, after: now)
             return
         }
         guard controller.isConnectableAdvertising else {
-            schedule(.writerWakes(device: device), at: now + 1)
+            schedule(.centralWakes(device: device), at: now + 1)
             return
         }
         // It connects when it next hears the node's advert.
         let interval = Double(controller.advertising.intervalMax) * 0.000_625
-        let at = now + writer.random.uniform(0, interval) + 0.001
-        writers[device] = writer
-        schedule(.writerConnects(device: device), at: at)
+        let at = now + central.random.uniform(0, interval) + 0.001
+        centrals[device] = central
+        schedule(.centralConnects(device: device), at: at)
     }
 
-    mutating func writerConnects(_ device: Int) {
-        guard var writer = writers[device], writer.handle == nil, let payload = truth.devices[device].payload else { return }
-        guard truth.devices[device].segment(at: now) != nil, controller.isConnectableAdvertising else {
-            schedule(.writerWakes(device: device), at: now + 1)
+    mutating func centralConnects(_ device: Int) {
+        guard var central = centrals[device], central.handle == nil else { return }
+        guard stayIndex(device) != nil, controller.isConnectableAdvertising else {
+            schedule(.centralWakes(device: device), at: now + 1)
             return
         }
-        if writer.random.chance(configuration.connectionFailure) {
-            writers[device] = writer
-            schedule(.writerWakes(device: device), at: now + 1)
+        if central.random.chance(configuration.connectionFailure) {
+            centrals[device] = central
+            schedule(.centralWakes(device: device), at: now + 1)
             return
         }
         // Legacy advertising stops when a central connects.
         controller.advertisingEnabled = false
         let handle = openLink(role: .peripheral, device: device, interval: 0.030)
-        writer.handle = handle
-        writers[device] = writer
-        counters.writerSessions += 1
+        central.handle = handle
+        counters.phoneSessions += 1
         connectionComplete(
             LEConnectionComplete(
                 status: .success, handle: handle, role: .peripheral, peerAddressType: .random,
                 peerAddress: truth.devices[device].rotation.address(at: now), interval: 24))
 
-        let write: SignalWrite
-        writer.writingPayload = now - writer.lastPayloadAt >= configuration.writerPayloadInterval
-        writers[device] = writer
-        if writer.writingPayload {
-            write = .payload(payload)
-        } else {
-            let node = configuration.radio.meanRSSI(
-                measuredPower: truth.devices[device].measuredPower, distance: truth.devices[device].distance(at: now) ?? 10)
-            write = .rssi(Int16(node.rounded()))
+        let procedure: GATTClientProcedure
+        switch central.role {
+        case .writer:
+            guard let payload = truth.devices[device].payload else { return }
+            let write: SignalWrite
+            central.writingPayload = now - central.lastPayloadAt >= configuration.writerPayloadInterval
+            if central.writingPayload {
+                write = .payload(payload)
+            } else {
+                let node = configuration.radio.meanRSSI(
+                    measuredPower: truth.devices[device].measuredPower, distance: truth.devices[device].distance(at: now) ?? 10)
+                write = .rssi(Int16(node.rounded()))
+            }
+            guard let value = try? write.encoded() else { return }
+            procedure = .writeCharacteristic(HeraldUUIDs.androidSignalCharacteristic, inService: HeraldUUIDs.service, value: value)
+        case .venueReader:
+            procedure = .readCharacteristic(HeraldUUIDs.payloadCharacteristic, inService: HeraldUUIDs.service)
         }
-        guard let value = try? write.encoded(), var link = links[handle] else { return }
-        let (_, actions) = link.gatt.start(
-            .writeCharacteristic(HeraldUUIDs.androidSignalCharacteristic, inService: HeraldUUIDs.service, value: value),
-            now: instant(now))
+        centrals[device] = central
+        guard var link = links[handle] else { return }
+        let (_, actions) = link.gatt.start(procedure, now: instant(now))
         links[handle] = link
+        // A phone gives up on a link whose ATT request goes unanswered (ATT's 30 s timeout).
+        schedule(.phoneDisconnects(handle: handle, generation: link.generation), at: now + 30)
         phoneActions(actions, on: handle)
     }
 }

@@ -44,7 +44,11 @@ public struct Air: Sendable {
     var linkGenerations: UInt32 = 0
     var random: SimulationRandom
     var databases: [Int: GATTDatabase] = [:]
-    var writers: [Int: WriterState] = [:]
+    var centrals: [Int: CentralState] = [:]
+    /// The last venue payload a phone read from the node.
+    public internal(set) var venuePayloadRead: [UInt8]?
+    /// Each device's advertising data for its latest rotation epoch (built once per epoch).
+    var advertData: [(epoch: Int64, data: [UInt8])?]
     /// Virtual time 0 as an instant, for the GATT code's clock.
     let instantBase: ContinuousClock.Instant
 
@@ -56,8 +60,8 @@ public struct Air: Sendable {
         case aclToHost(handle: UInt16, generation: UInt32, packet: H4Packet)
         case linkLost(handle: UInt16, generation: UInt32)
         case phoneDisconnects(handle: UInt16, generation: UInt32)
-        case writerWakes(device: Int)
-        case writerConnects(device: Int)
+        case centralWakes(device: Int)
+        case centralConnects(device: Int)
     }
 
     public init(truth: GroundTruth, configuration: AirConfiguration = AirConfiguration(), instantBase: ContinuousClock.Instant = .now) {
@@ -65,10 +69,19 @@ public struct Air: Sendable {
         self.configuration = configuration
         self.instantBase = instantBase
         adverts = AdvertStream(devices: truth.devices, radio: configuration.radio)
+        advertData = Array(repeating: nil, count: truth.devices.count)
         random = SimulationRandom(seed: truth.configuration.seed, stream: 0xA1_2000)
-        for device in truth.devices where device.kind == .heraldAndroidWriter {
-            writers[device.id] = WriterState(random: SimulationRandom(seed: device.seed, stream: 0x3717))
-            scheduleWriterArrival(device.id, after: -.infinity)
+        for device in truth.devices {
+            let role: CentralState.Role
+            switch device.kind {
+            case .heraldAndroidWriter: role = .writer
+            case .heraldAndroid, .heraldIPhoneForeground, .heraldIPhoneBackground:
+                guard configuration.phonesReadVenue else { continue }
+                role = .venueReader
+            default: continue
+            }
+            centrals[device.id] = CentralState(role: role, random: SimulationRandom(seed: device.seed, stream: 0x3717))
+            scheduleCentralArrival(device.id, after: -.infinity)
         }
     }
 
@@ -131,10 +144,10 @@ public struct Air: Sendable {
         case .phoneDisconnects(let handle, let generation):
             guard links[handle]?.generation == generation else { return }
             endLink(handle, reason: .remoteUserTerminated)
-        case .writerWakes(let device):
-            writerWakes(device)
-        case .writerConnects(let device):
-            writerConnects(device)
+        case .centralWakes(let device):
+            centralWakes(device)
+        case .centralConnects(let device):
+            centralConnects(device)
         }
     }
 
@@ -150,12 +163,19 @@ public struct Air: Sendable {
         guard controller.scanning, inScanWindow(advert.time) else { return }
         let report = LEAdvertisingReport(
             eventType: device.isConnectable ? .connectableUndirected : .nonConnectableUndirected, addressType: .random,
-            address: advert.address, data: device.advertisingData(epoch: advert.rotationEpoch)[...],
+            address: advert.address, data: advertisingData(advert.device, epoch: advert.rotationEpoch)[...],
             rawRSSI: Int8(clamping: advert.rssi))
         if pendingReportBytes + report.recordSize > LEAdvertisingReports.maximumRecordBytes { flushReports() }
         if pendingReports.isEmpty { schedule(.flushReports, at: now + configuration.reportBatchWindow) }
         pendingReports.append(report)
         pendingReportBytes += report.recordSize
+    }
+
+    private mutating func advertisingData(_ device: Int, epoch: Int64) -> [UInt8] {
+        if let cached = advertData[device], cached.epoch == epoch { return cached.data }
+        let data = truth.devices[device].advertisingData(epoch: epoch)
+        advertData[device] = (epoch, data)
+        return data
     }
 
     /// Whether a scanner with the host's interval and window listens at `time`.

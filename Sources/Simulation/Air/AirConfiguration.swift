@@ -17,11 +17,15 @@ public struct AirConfiguration: Sendable, Equatable {
     public var supervisionTimeout: Double
     /// How often a phone that cannot advertise writes its payload again (Herald: every 5 min).
     public var writerPayloadInterval: Double
+    /// Herald phones connect to the node once per stay to read the venue's payload (what makes
+    /// them log the check-in), as Herald does with any Herald device it finds.
+    public var phonesReadVenue: Bool
 
     public init(
         radio: RadioModel = RadioModel(), nodeAddress: BluetoothAddress = BluetoothAddress(rawValue: 0xB827_EB00_0001),
         aclDataLength: UInt16 = 27, aclPacketCount: UInt8 = 4, connectionFailure: Double = 0.05,
-        reportBatchWindow: Double = 0.010, supervisionTimeout: Double = 5, writerPayloadInterval: Double = 300
+        reportBatchWindow: Double = 0.010, supervisionTimeout: Double = 5, writerPayloadInterval: Double = 300,
+        phonesReadVenue: Bool = true
     ) {
         self.radio = radio
         self.nodeAddress = nodeAddress
@@ -31,6 +35,7 @@ public struct AirConfiguration: Sendable, Equatable {
         self.reportBatchWindow = reportBatchWindow
         self.supervisionTimeout = supervisionTimeout
         self.writerPayloadInterval = writerPayloadInterval
+        self.phonesReadVenue = phonesReadVenue
     }
 }
 
@@ -50,8 +55,10 @@ public struct AirCounters: Sendable, Equatable {
     public var linksLost = 0
     public var aclToPhones = 0
     public var aclToNode = 0
-    /// Writes phones received on their signal characteristic (payload sharing), and connections
-    /// made by phones that cannot advertise to write to the node.
+    /// Writes phones received on their signal characteristic (payload sharing).
     public var writesToPhones = 0
-    public var writerSessions = 0
+    /// Connections phones made to the node (to write to it, or to read the venue payload), and
+    /// venue payload reads that completed.
+    public var phoneSessions = 0
+    public var venueReads = 0
 }
