@@ -1,0 +1,123 @@
+import BLEHost
+import BLETransport
+import Herald
+import Logging
+import VenueNode
+
+/// The loop that handles Bluetooth: it owns the node (through ``NodeDriver``), takes the host's
+/// events, a one-second tick and the results of its requests from one ``NodeInbox``, starts each
+/// request as a child task, hands sensor events to the ``Recorder``, and tells the hooks how the
+/// radio is doing. The watchdog hook is pinged from its tick, so a stalled loop stops the pings.
+struct NodeRadio: Sendable {
+    let host: BluetoothHost
+    let driver: NodeDriver
+    let gate: SignalWriteGate
+    let recorder: Recorder
+    let hooks: ServiceHooks
+    let clock: NodeClock
+    let logger: Logger
+    let venueName: String
+
+    /// Runs until cancelled or until the host stops.
+    func run() async {
+        let inbox = NodeInbox()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in host.events { inbox.push(.host(event)) }
+                inbox.finish()
+            }
+            group.addTask {
+                while (try? await Task.sleep(for: .seconds(1))) != nil { inbox.push(.tick(rejectedWrites: gate.rejected)) }
+            }
+            await withTaskCancellationHandler {
+                var driver = driver
+                var output = NodeDriver.Output()
+                var status = ""
+                var droppedReported = 0
+                var announcer = RadioAnnouncer()
+                while let batch = await inbox.next() {
+                    for input in batch {
+                        driver.handle(input, now: clock.monotonic(), into: &output)
+                        guard case .tick = input else { continue }
+                        hooks.watchdog()
+                        if let lasting = announcer.tick(now: clock.monotonic()) { logger.notice("Bluetooth: \(lasting)") }
+                        let line = statusLine(driver)
+                        if line != status {
+                            status = line
+                            hooks.status(line)
+                        }
+                        let dropped = inbox.dropped
+                        if dropped > droppedReported {
+                            logger.warning("the node fell behind: \(dropped - droppedReported) advertising reports dropped")
+                            droppedReported = dropped
+                        }
+                    }
+                    recorder.submit(output.events)
+                    for work in output.work {
+                        group.addTask { inbox.push(await perform(work)) }
+                    }
+                    for note in output.notes { report(note, &announcer) }
+                    output.removeAll()
+                }
+            } onCancel: {
+                inbox.finish()
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func perform(_ work: NodeDriver.HostWork) async -> NodeDriver.Input {
+        switch work {
+        case .connect(let id, let address, let type, let timeout):
+            do {
+                return .result(id, .connect(.success(try await host.connect(to: address, type: type, timeout: timeout))))
+            } catch {
+                return .result(id, .connect(.failure(error)))
+            }
+        case .gatt(let id, let step, let link):
+            do {
+                return .result(id, .gatt(step, .success(try await host.gatt(step.procedure, on: link))))
+            } catch {
+                return .result(id, .gatt(step, .failure(error)))
+            }
+        case .disconnect(let id, let link):
+            do {
+                try await host.disconnect(link)
+                return .result(id, .disconnect(.success(())))
+            } catch {
+                return .result(id, .disconnect(.failure(error)))
+            }
+        }
+    }
+
+    private func report(_ note: NodeDriver.Note, _ announcer: inout RadioAnnouncer) {
+        switch note {
+        case .radio(let condition):
+            switch announcer.change(to: condition, now: clock.monotonic()) {
+            case .info: logger.info("Bluetooth: \(describe(condition))")
+            case .warning: logger.warning("Bluetooth: \(describe(condition))")
+            case .debug: logger.debug("Bluetooth: \(describe(condition))")
+            }
+            hooks.radio(condition)
+        case .ready:
+            hooks.ready()
+        case .immediateData(let target, let bytes):
+            logger.debug("\(target) sent \(bytes) bytes of immediate data (not stored)")
+        }
+    }
+
+    private func describe(_ condition: RadioCondition) -> String {
+        switch condition {
+        case .starting: return "opening \(host.device)"
+        case .running: return "advertising \"\(venueName)\" and scanning on \(host.device)"
+        case .partial: return condition.description
+        case .unavailable(let reason): return "unavailable: \(reason); retrying with backoff"
+        }
+    }
+
+    private func statusLine(_ driver: NodeDriver) -> String {
+        let present = recorder.present
+        return "\(driver.condition); \(present) \(present == 1 ? "phone" : "phones") present; "
+            + "\(driver.node.targetCount) devices followed; \(driver.linkCount) \(driver.linkCount == 1 ? "link" : "links")"
+    }
+}

@@ -1,0 +1,156 @@
+import BLEHost
+import BLETransport
+import Glibc
+import Herald
+import Logging
+import Synchronization
+import VenueNode
+
+/// `venue-beacon run`: the composition root of the venue node.
+///
+/// From validated settings it builds the venue's identity over the air (advert, scan response,
+/// GATT service, signal write gate), the Bluetooth host (which opens the controller and reopens
+/// it with backoff when it fails), the node loop (``NodeRadio``) and the recorder (diary and
+/// Herald logs, ``Recorder``), and runs them until SIGTERM or SIGINT. Then it closes the diary:
+/// the recorder stops at the same moment as Bluetooth, so the final flush never waits for the
+/// radio. SIGHUP is answered in the log (no config reload: restart instead); SIGUSR1 runs the
+/// export hook.
+public struct NodeService: Sendable {
+    public let settings: Settings
+    public let hooks: ServiceHooks
+    public let logger: Logger
+    public let clock: NodeClock
+
+    public init(settings: Settings, hooks: ServiceHooks = ServiceHooks(), logger: Logger, clock: NodeClock = .system()) {
+        self.settings = settings
+        self.hooks = hooks
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// What stopped the service.
+    public enum Exit: Sendable, Equatable {
+        /// SIGTERM or SIGINT (the signal number).
+        case signal(Int32)
+        /// The host gave up (only when it was told not to retry).
+        case hostStopped
+    }
+
+    /// Runs until a termination signal. Throws when the setup fails (the payload, the GATT
+    /// database, the controller name) or the diary cannot be opened or closed.
+    public func run() async throws -> Exit {
+        let identity = try settings.beaconIdentity()
+        let device = try HCITransportSpec(settings.bluetooth.device)
+        let gate = SignalWriteGate()
+        let host = BluetoothHost(
+            device: device,
+            configuration: HostConfiguration(
+                database: try identity.database(),
+                advertising: AdvertisingConfiguration(
+                    parameters: settings.advertisingParameters, data: try identity.advertisingData(),
+                    scanResponse: try identity.scanResponse()),
+                scanning: settings.scanParameters,
+                linkManager: LinkManager.Configuration(
+                    connectTimeout: .seconds(settings.herald.connectionTimeoutSeconds),
+                    maximumConnections: settings.bluetooth.maxConnections),
+                validateWrite: gate.validate),
+            options: BluetoothHost.Options(retryOpen: true, capturePath: settings.bluetooth.btsnoop))
+        let recorder = Recorder(
+            options: Recorder.Options(
+                diaryPath: settings.diary.path, diarySettings: settings.diarySettings,
+                heraldLogs: settings.herald.logDirectory.map { directory in
+                    HeraldLogWriter(
+                        directory: directory,
+                        detection: DetectionLog(
+                            deviceName: settings.venue.name, operatingSystemVersion: ProductVersion.string, ownPayload: identity.payload),
+                        statistics: StatisticsLog(ownPayload: identity.payload))
+                }),
+            clock: clock, hooks: hooks, logger: logger)
+        let radio = NodeRadio(
+            host: host,
+            driver: NodeDriver(node: SensorNode(configuration: settings.nodeConfiguration), classifier: try AdvertClassifier(settings.classifierConfiguration)),
+            gate: gate, recorder: recorder, hooks: hooks, clock: clock, logger: logger, venueName: settings.venue.name)
+
+        logger.info("venue-beacon \(ProductVersion.string) starting: \(startLine(identity))")
+        let signals = ServiceSignals.stream()
+        return try await withThrowingTaskGroup(of: Exit?.self) { group in
+            group.addTask {
+                try await recorder.run()
+                return nil
+            }
+            group.addTask {
+                do {
+                    try await host.run()
+                } catch {
+                    logger.error("Bluetooth: \(error)")
+                }
+                return .hostStopped
+            }
+            group.addTask {
+                await radio.run()
+                return nil
+            }
+            group.addTask {
+                await handle(signals)
+            }
+            // The first to finish decides: a signal, the host giving up, or the diary failing.
+            var exit: Exit? = nil
+            while exit == nil, let finished = try await group.next() {
+                exit = finished
+            }
+            hooks.stopping()
+            group.cancelAll()
+            try await group.waitForAll()
+            return exit ?? .hostStopped
+        }
+    }
+
+    /// Signals until SIGTERM or SIGINT, which it returns.
+    private func handle(_ signals: AsyncStream<ServiceSignal>) async -> Exit? {
+        await withDiscardingTaskGroup(returning: Exit?.self) { group in
+            let exporting = ExportGate()
+            for await signal in signals {
+                switch signal {
+                case .terminate(let number):
+                    logger.info("stopping (\(number == SIGINT ? "SIGINT" : "SIGTERM")): closing the diary")
+                    group.cancelAll()  // an export in progress is cancelled
+                    return Exit.signal(number)
+                case .reload:
+                    logger.notice("SIGHUP: the configuration is read only at start; restart the service to apply changes (systemctl restart venue-beacon)")
+                case .export:
+                    guard let export = hooks.export else {
+                        logger.notice("SIGUSR1: export and delivery are not configured in this build; ignored")
+                        continue
+                    }
+                    guard exporting.begin() else {
+                        logger.notice("SIGUSR1: an export is already running; ignored")
+                        continue
+                    }
+                    logger.info("SIGUSR1: exporting the diary")
+                    group.addTask {
+                        await export()
+                        exporting.end()
+                    }
+                }
+            }
+            return nil
+        }
+    }
+
+    private func startLine(_ identity: VenueBeaconIdentity) -> String {
+        let venue = settings.venue
+        return "venue \"\(venue.name)\" (\(venue.country)/\(venue.state)/\(venue.code), payload \(identity.payload.count) bytes), "
+            + "controller \(settings.bluetooth.device), scanning \(settings.bluetooth.scanWindowMS)/\(settings.bluetooth.scanIntervalMS) ms, "
+            + "diary \(settings.diary.path)"
+    }
+}
+
+/// Lets one export run at a time.
+private final class ExportGate: Sendable {
+    private let running = Atomic<Bool>(false)
+
+    /// False when an export is already running.
+    func begin() -> Bool { running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
+
+    func end() { running.store(false, ordering: .releasing) }
+}

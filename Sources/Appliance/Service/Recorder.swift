@@ -1,0 +1,203 @@
+import BLETransport
+import Dispatch
+import Herald
+import Logging
+import Synchronization
+import VenueDiary
+import VenueNode
+
+/// Records the node's sensor events: the venue diary (through ``DiaryPipeline``) and, when
+/// configured, Herald-format log files. Both block on the disk, so they run on a thread of their
+/// own, never on the cooperative pool. The node's loop hands events over with ``submit(_:)``,
+/// which never blocks.
+///
+/// Once a second the thread ticks the diary (check-ins are committed at the next tick, open
+/// visits refreshed every 30 s, retention at start and hourly once the clock is synchronised),
+/// logs check-ins and check-outs with a short payload id, and reports them to the hooks. On
+/// ``stop()`` (or cancellation of ``run()``) it writes what it has and closes the diary; open
+/// visits stay open and are resumed at the next start.
+final class Recorder: Sendable {
+    struct Options: Sendable {
+        var diaryPath: String
+        var diarySettings: DiarySettings
+        /// Herald-format logs (`[herald] log_directory`), if wanted.
+        var heraldLogs: HeraldLogWriter?
+    }
+
+    /// Events waiting for the thread. When the thread falls this far behind, the oldest half is
+    /// dropped and counted (a presence system needs the newest sightings most).
+    static let capacity = 65_536
+
+    private struct Inbox: Sendable {
+        var events: [SensorEvent] = []
+        var stopping = false
+        var dropped = 0
+    }
+
+    private let options: Options
+    private let clock: NodeClock
+    private let hooks: ServiceHooks
+    private let logger: Logger
+    private let inbox = Mutex(Inbox())
+    private let wake = DispatchSemaphore(value: 0)
+    private let openVisits = Atomic<Int>(0)
+
+    init(options: Options, clock: NodeClock, hooks: ServiceHooks, logger: Logger) {
+        self.options = options
+        self.clock = clock
+        self.hooks = hooks
+        self.logger = logger
+    }
+
+    /// Visits open at the last tick (present phones, pending ones included).
+    var present: Int { openVisits.load(ordering: .relaxed) }
+
+    /// Hands events to the thread; never blocks.
+    func submit(_ events: [SensorEvent]) {
+        guard !events.isEmpty else { return }
+        inbox.withLock { inbox in
+            if inbox.events.count + events.count > Self.capacity {
+                let drop = inbox.events.count / 2
+                inbox.events.removeFirst(drop)
+                inbox.dropped += drop
+            }
+            inbox.events.append(contentsOf: events)
+        }
+        wake.signal()
+    }
+
+    /// Asks the thread to write what it has and close the diary; ``run()`` returns then.
+    func stop() {
+        inbox.withLock { $0.stopping = true }
+        wake.signal()
+    }
+
+    /// Opens the diary and records until stopped or cancelled. Throws when the diary cannot be
+    /// opened (e.g. `DiaryError.notADiary`).
+    func run() async throws {
+        let result: Result<Void, any Error> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                DedicatedThread.start(name: "diary") { [self] in continuation.resume(returning: threadMain()) }
+            }
+        } onCancel: {
+            stop()
+        }
+        try result.get()
+    }
+
+    // MARK: The thread
+
+    private func threadMain() -> Result<Void, any Error> {
+        var pipeline: DiaryPipeline
+        do {
+            let store = try DiaryStore(path: options.diaryPath)
+            pipeline = DiaryPipeline(diary: try VenueDiary(store: store, settings: options.diarySettings, now: clock.wall()))
+        } catch {
+            return .failure(error)
+        }
+        var opened = "diary \(options.diaryPath) open"
+        if pipeline.diary.resumedVisits > 0 { opened += ", \(pipeline.diary.resumedVisits) visits resumed" }
+        if pipeline.diary.closedStaleVisits > 0 { opened += ", \(pipeline.diary.closedStaleVisits) visits closed at their last sighting" }
+        if !options.diarySettings.isRecording { opened += " (recording_days = 0: nothing is recorded)" }
+        logger.info("\(opened)")
+
+        var heraldLogs = options.heraldLogs
+        var nextTick = clock.monotonic() + 1
+        var nextLogFlush = nextTick + 10
+        var writeFailing = false
+        var logsFailing = false
+        var reportedDrops = 0
+        while true {
+            let wait = max(0, nextTick - clock.monotonic())
+            _ = wake.wait(timeout: .now() + .milliseconds(Int(wait * 1000) + 1))
+            let (events, stopping, dropped) = inbox.withLock { inbox in
+                defer { inbox.events.removeAll(keepingCapacity: true) }
+                return (inbox.events, inbox.stopping, inbox.dropped)
+            }
+            let offset = clock.wallOffset
+            for event in events {
+                pipeline.handle(event, wallOffset: offset)
+                heraldLogs?.record(event, wallTime: event.time + offset)
+            }
+            if stopping { break }
+
+            let now = clock.monotonic()
+            guard now >= nextTick else { continue }
+            nextTick = max(nextTick + 1, now)
+            let purges = pipeline.counters.purged
+            do {
+                let changes = try pipeline.tick(now: clock.wall(), purgeAllowed: hooks.clockSynchronised())
+                if writeFailing {
+                    logger.notice("diary writes work again")
+                    writeFailing = false
+                }
+                report(changes)
+            } catch {
+                // The changes stay queued and are written at the next tick that succeeds.
+                if !writeFailing { logger.error("cannot write the diary: \(error); retrying every second") }
+                writeFailing = true
+            }
+            if pipeline.counters.purged > purges {
+                logger.info("retention: deleted \(pipeline.counters.purged - purges) visits older than \(options.diarySettings.recordingDays ?? 0) days")
+            }
+            openVisits.store(pipeline.diary.tracker.openVisitCount, ordering: .relaxed)
+            if dropped > reportedDrops {
+                logger.warning("the diary fell behind: \(dropped - reportedDrops) sensor events dropped")
+                reportedDrops = dropped
+            }
+            if heraldLogs != nil, now >= nextLogFlush {
+                nextLogFlush = now + 10
+                flush(&heraldLogs, failing: &logsFailing)
+            }
+        }
+
+        var result = Result<Void, any Error>.success(())
+        do {
+            _ = try pipeline.close(now: clock.wall())
+            let open = pipeline.diary.tracker.openVisitCount
+            logger.info("diary closed\(open > 0 ? "; \(open) open visits continue at the next start" : "")")
+        } catch {
+            logger.error("cannot write the diary at shutdown: \(error)")
+            result = .failure(error)
+        }
+        flush(&heraldLogs, failing: &logsFailing)
+        return result
+    }
+
+    private func flush(_ logs: inout HeraldLogWriter?, failing: inout Bool) {
+        do {
+            try logs?.flush()
+            failing = false
+        } catch {
+            if !failing { logger.error("cannot write the Herald logs: \(error)") }
+            failing = true
+        }
+    }
+
+    private func report(_ changes: [VisitChange]) {
+        guard !changes.isEmpty else { return }
+        for change in changes {
+            let visit = change.visit
+            let id = "\(visit.kind.rawValue):\(heraldShortName(visit.payload))"
+            switch change.event {
+            case .checkedIn:
+                logger.info("check-in \(id), present since \(TimeText.iso8601(visit.checkIn))")
+            case .checkedOut:
+                let end = visit.checkOut ?? visit.lastSeen
+                logger.info("check-out \(id), \(TimeText.iso8601(visit.checkIn)) to \(TimeText.iso8601(end)) (\(Self.duration(end - visit.checkIn)))")
+            case .walkPast:
+                logger.debug("walk-past \(id), \(Self.duration(visit.lastSeen - visit.checkIn)): not recorded")
+            case .updated:
+                break
+            }
+        }
+        hooks.visits(changes)
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        if total < 60 { return "\(total) s" }
+        if total < 3600 { return "\(total / 60) min \(total % 60) s" }
+        return "\(total / 3600) h \(total % 3600 / 60) min"
+    }
+}

@@ -1,0 +1,44 @@
+import VenueDiary
+import VenueNode
+
+/// Where the appliance edge plugs into `venue-beacon run`: systemd notify, LEDs, the export
+/// button, clock sync. Every hook is called from one of the service's own loops and must return
+/// quickly (hand slow work to a task of its own); the defaults do nothing.
+public struct ServiceHooks: Sendable {
+    /// Advertising and scanning both run for the first time (systemd `READY=1`). Called once.
+    public var ready: @Sendable () -> Void
+    /// About once a second from the loop that handles Bluetooth, while that loop is alive
+    /// (systemd `WATCHDOG=1`: a stalled loop stops the pings and systemd restarts the service).
+    public var watchdog: @Sendable () -> Void
+    /// A one-line summary whenever it changes (systemd `STATUS=`).
+    public var status: @Sendable (String) -> Void
+    /// The node's Bluetooth condition changed (the status LED).
+    public var radio: @Sendable (RadioCondition) -> Void
+    /// Visits checked in or out, and walk-pasts, as the diary reports them once a second (the
+    /// activity LED flashes on check-ins). Called on the diary's thread.
+    public var visits: @Sendable ([VisitChange]) -> Void
+    /// SIGUSR1 (and the button): export the share window and deliver it. nil: not available, the
+    /// signal is logged and ignored. One export at a time: signals during an export are ignored.
+    public var export: (@Sendable () async -> Void)?
+    /// Whether the wall clock is synchronised. Retention waits until it is (a Pi without a
+    /// real-time clock may start hours off and would purge the wrong visits).
+    public var clockSynchronised: @Sendable () -> Bool
+    /// The service is shutting down (systemd `STOPPING=1`).
+    public var stopping: @Sendable () -> Void
+
+    public init(
+        ready: @escaping @Sendable () -> Void = {}, watchdog: @escaping @Sendable () -> Void = {},
+        status: @escaping @Sendable (String) -> Void = { _ in }, radio: @escaping @Sendable (RadioCondition) -> Void = { _ in },
+        visits: @escaping @Sendable ([VisitChange]) -> Void = { _ in }, export: (@Sendable () async -> Void)? = nil,
+        clockSynchronised: @escaping @Sendable () -> Bool = { true }, stopping: @escaping @Sendable () -> Void = {}
+    ) {
+        self.ready = ready
+        self.watchdog = watchdog
+        self.status = status
+        self.radio = radio
+        self.visits = visits
+        self.export = export
+        self.clockSynchronised = clockSynchronised
+        self.stopping = stopping
+    }
+}

@@ -1,0 +1,378 @@
+import BLEHost
+import Herald
+
+/// Connects the Herald node policy (``SensorNode``) to the LE host runtime: host events in,
+/// sensor events and host requests out. Pure: it does no I/O and reads no clock; its owner feeds
+/// it the host's events, a tick about once a second and the results of the requests it asked
+/// for, and carries out the ``HostWork`` it returns (each request concurrently, reporting its
+/// result back as ``Input/result(_:_:)``).
+///
+/// What it adds to the policy:
+/// - every advertising report is classified and becomes ``SensorNode/advert(_:now:into:)``;
+/// - the node's connection steps become requests: connect (with the node's attempt timeout),
+///   discovery (MTU exchange, the Herald service 0xFCF6 or else the legacy one, its
+///   characteristics, the OpenTrace service when asked), read of the payload characteristic
+///   (a long read), write of the signal characteristic, disconnect; their results go back to the
+///   node. A failed discovery is a failed read, never "not Herald": only a peer that answered
+///   that it has no Herald service is one;
+/// - writes to our signal characteristic become ``SensorNode/signalWrite(_:from:addressType:now:into:)``
+///   with the writer's address from its link;
+/// - the host's state becomes the node's Bluetooth state and a ``RadioCondition``.
+public struct NodeDriver: Sendable {
+    public enum Input: Sendable {
+        case host(HostEvent)
+        /// About once a second; `rejectedWrites` is the write gate's running count.
+        case tick(rejectedWrites: Int)
+        /// A request the driver asked for finished.
+        case result(TargetID, WorkResult)
+    }
+
+    /// A request for the host, on behalf of a target's session.
+    public enum HostWork: Sendable {
+        case connect(TargetID, BluetoothAddress, AddressType, timeout: Duration)
+        case gatt(TargetID, GATTStep, HostLink)
+        case disconnect(TargetID, HostLink)
+    }
+
+    /// A GATT request of a session, by step.
+    public enum GATTStep: Hashable, Sendable {
+        case exchangeMTU
+        case findService(BluetoothUUID)
+        case findCharacteristics(BluetoothUUID, from: UInt16, through: UInt16)
+        case readPayload(handle: UInt16)
+        case writeSignal([UInt8], handle: UInt16)
+
+        /// The client procedure that carries the step out.
+        public var procedure: GATTClientProcedure {
+            switch self {
+            case .exchangeMTU: return .exchangeMTU()
+            case .findService(let uuid): return .discoverPrimaryService(uuid)
+            case .findCharacteristics(_, let start, let end): return .discoverCharacteristics(from: start, through: end)
+            case .readPayload(let handle): return .read(handle)
+            case .writeSignal(let value, let handle): return .write(value, to: handle)
+            }
+        }
+    }
+
+    public enum WorkResult: Sendable {
+        case connect(Result<HostLink, HostError>)
+        case gatt(GATTStep, Result<GATTClientResult, HostError>)
+        case disconnect(Result<Void, HostError>)
+    }
+
+    /// Things worth logging or signalling; never one per advert.
+    public enum Note: Hashable, Sendable {
+        /// The radio condition changed.
+        case radio(RadioCondition)
+        /// Advertising and scanning run for the first time.
+        case ready
+        /// A phone wrote application data (0x04), which is logged and not stored.
+        case immediateData(Target, bytes: Int)
+    }
+
+    public struct Output: Sendable {
+        public var events: [SensorEvent] = []
+        public var work: [HostWork] = []
+        public var notes: [Note] = []
+
+        public init() {}
+
+        public mutating func removeAll() {
+            events.removeAll(keepingCapacity: true)
+            work.removeAll(keepingCapacity: true)
+            notes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// One connection the node asked for.
+    struct Session: Sendable {
+        var target: Target
+        var link: HostLink?
+        /// The node gave up while connecting: a link that still comes up is dropped at once.
+        var abandoned = false
+        var wantOpenTrace = false
+        var herald: DiscoveredServices = .none
+        var payloadHandle: UInt16?
+        var signalHandle: UInt16?
+        var openTraceHandle: UInt16?
+    }
+
+    public private(set) var node: SensorNode
+    public let classifier: AdvertClassifier
+    public private(set) var condition = RadioCondition.starting
+    public private(set) var counters = Counters()
+    /// Open links by handle (ours and phones'), for the writer's address of a GATT write.
+    private(set) var links: [UInt16: HostLink] = [:]
+    private(set) var sessions: [TargetID: Session] = [:]
+    private var ready = false
+    private var rejectedWrites = 0
+    private var actions: [NodeAction] = []
+
+    public struct Counters: Hashable, Sendable {
+        /// GATT writes from a link the driver did not know (it closed meanwhile).
+        public var writesFromUnknownLinks = 0
+        /// Connection attempts and GATT requests that failed (a missing service included).
+        public var failedRequests = 0
+    }
+
+    public init(node: SensorNode, classifier: AdvertClassifier) {
+        self.node = node
+        self.classifier = classifier
+    }
+
+    /// Open links, and sessions the node runs.
+    public var linkCount: Int { links.count }
+    public var sessionCount: Int { sessions.count }
+
+    public mutating func handle(_ input: Input, now: Double, into out: inout Output) {
+        switch input {
+        case .host(let event):
+            hostEvent(event, now: now, into: &out)
+        case .tick(let rejected):
+            for _ in rejectedWrites..<max(rejected, rejectedWrites) { node.signalWriteRejected() }
+            rejectedWrites = max(rejected, rejectedWrites)
+            node.tick(now: now, into: &actions)
+        case .result(let id, let result):
+            self.result(result, for: id, now: now, into: &out)
+        }
+        drain(now: now, into: &out)
+    }
+
+    // MARK: Host events
+
+    private mutating func hostEvent(_ event: HostEvent, now: Double, into out: inout Output) {
+        switch event {
+        case .advertisingReport(let report):
+            node.advert(AdvertSighting(report: report, classifier: classifier), now: now, into: &actions)
+
+        case .gattWrite(let write):
+            guard write.characteristic.uuid == HeraldUUIDs.androidSignalCharacteristic else { return }
+            guard let link = links[write.link] else {
+                counters.writesFromUnknownLinks += 1
+                return
+            }
+            do {
+                let signal = try SignalWrite(decoding: write.value)
+                node.signalWrite(signal, from: link.peerAddress, addressType: link.peerAddressType, now: now, into: &actions)
+            } catch {
+                node.signalWriteRejected()
+            }
+
+        case .connected(let link):
+            links[link.handle] = link
+
+        case .disconnected(let link, _):
+            links[link.handle] = nil
+            guard let (id, session) = sessions.first(where: { $0.value.link?.handle == link.handle }) else { return }
+            sessions[id] = nil
+            if !session.abandoned { node.link(.disconnected, target: id, now: now, into: &actions) }
+
+        case .state(let state):
+            switch state {
+            case .opening:
+                // Reopening after a failure is still "unavailable" until the radio runs again.
+                if case .unavailable = condition { break }
+                change(to: .starting, into: &out)
+            case .ready:
+                break  // the radio event says when advertising and scanning run
+            case .recovering(let reason), .unavailable(let reason):
+                // Links and requests die with the controller session; the node forgets its sessions.
+                links = [:]
+                sessions = [:]
+                if case .unavailable = condition {} else { node.bluetoothState(.unavailable, now: now, into: &actions) }
+                change(to: .unavailable(reason), into: &out)
+            }
+
+        case .radio(let radio):
+            let running = radio.advertising && radio.scanning
+            if running, condition != .running { node.bluetoothState(.poweredOn, now: now, into: &actions) }
+            change(to: running ? .running : .partial(advertising: radio.advertising, scanning: radio.scanning), into: &out)
+            if running, !ready {
+                ready = true
+                out.notes.append(.ready)
+            }
+
+        case .subscriptionChanged, .notification:
+            break
+        }
+    }
+
+    private mutating func change(to condition: RadioCondition, into out: inout Output) {
+        guard condition != self.condition else { return }
+        self.condition = condition
+        out.notes.append(.radio(condition))
+    }
+
+    // MARK: Node actions
+
+    /// Carries out the node's actions; steps answered at once (no handle to read, say) feed the
+    /// node again until nothing is left.
+    private mutating func drain(now: Double, into out: inout Output) {
+        while !actions.isEmpty {
+            let batch = actions
+            actions.removeAll(keepingCapacity: true)
+            for action in batch { perform(action, now: now, into: &out) }
+        }
+    }
+
+    private mutating func perform(_ action: NodeAction, now: Double, into out: inout Output) {
+        switch action {
+        case .event(let event):
+            out.events.append(event)
+
+        case .connect(let target):
+            sessions[target.id] = Session(target: target)
+            let timeout = Duration.milliseconds(Int64(node.configuration.connectionAttemptTimeout * 1000))
+            out.work.append(.connect(target.id, target.address, target.addressType, timeout: timeout))
+
+        case .discover(let target, let openTrace):
+            guard let link = sessions[target.id]?.link else { return }
+            sessions[target.id]?.wantOpenTrace = openTrace
+            out.work.append(.gatt(target.id, .exchangeMTU, link))
+
+        case .readPayload(let target, let source):
+            let session = sessions[target.id]
+            let handle = source == .herald ? session?.payloadHandle : session?.openTraceHandle
+            guard let link = session?.link, let handle else {
+                node.link(.readFailed, target: target.id, now: now, into: &actions)
+                return
+            }
+            out.work.append(.gatt(target.id, .readPayload(handle: handle), link))
+
+        case .writeSignal(let target, let write):
+            guard let session = sessions[target.id], let link = session.link, let handle = session.signalHandle,
+                let bytes = try? write.encoded()
+            else {
+                node.link(.signalWritten, target: target.id, now: now, into: &actions)
+                return
+            }
+            out.work.append(.gatt(target.id, .writeSignal(bytes, handle: handle), link))
+
+        case .disconnect(let target):
+            guard let session = sessions[target.id] else { return }
+            if let link = session.link, link.role == .peripheral {
+                // The phone had connected to us first and the host lent us its link: leave it up
+                // for the phone, the node's session is over.
+                sessions[target.id] = nil
+                node.link(.disconnected, target: target.id, now: now, into: &actions)
+            } else if let link = session.link {
+                out.work.append(.disconnect(target.id, link))
+            } else {
+                // Still connecting: the node has given up (attempt timeout).
+                sessions[target.id]?.abandoned = true
+            }
+
+        case .immediateData(let target, let data):
+            out.notes.append(.immediateData(target, bytes: data.count))
+        }
+    }
+
+    // MARK: Request results
+
+    private mutating func result(_ result: WorkResult, for id: TargetID, now: Double, into out: inout Output) {
+        guard var session = sessions[id] else { return }
+        switch result {
+        case .connect(.success(let link)):
+            links[link.handle] = link
+            session.link = link
+            sessions[id] = session
+            if session.abandoned {
+                if link.role == .peripheral { sessions[id] = nil } else { out.work.append(.disconnect(id, link)) }
+            } else {
+                node.link(.connected, target: id, now: now, into: &actions)
+            }
+
+        case .connect(.failure):
+            counters.failedRequests += 1
+            sessions[id] = nil
+            if !session.abandoned { node.link(.connectFailed, target: id, now: now, into: &actions) }
+
+        case .disconnect(let outcome):
+            // Normally the host's disconnection event ends the session; a link already gone ends it here.
+            if case .failure = outcome, sessions[id] != nil {
+                sessions[id] = nil
+                if let handle = session.link?.handle { links[handle] = nil }
+                if !session.abandoned { node.link(.disconnected, target: id, now: now, into: &actions) }
+            }
+
+        case .gatt(let step, let outcome):
+            if case .failure = outcome { counters.failedRequests += 1 }
+            gatt(step, outcome, session: &session, now: now, into: &out)
+            if sessions[id] != nil { sessions[id] = session }
+        }
+    }
+
+    private mutating func gatt(
+        _ step: GATTStep, _ outcome: Result<GATTClientResult, HostError>, session: inout Session, now: Double, into out: inout Output
+    ) {
+        let id = session.target.id
+        guard let link = session.link else { return }
+        switch step {
+        case .exchangeMTU:
+            // A peer that refuses the exchange still talks at 23 bytes.
+            out.work.append(.gatt(id, .findService(HeraldUUIDs.service), link))
+
+        case .findService(let uuid):
+            switch outcome {
+            case .success(.services(let found)) where !found.isEmpty:
+                let service = found[0]
+                out.work.append(.gatt(id, .findCharacteristics(uuid, from: service.startHandle, through: service.endHandle), link))
+            case .success, .failure(.gatt(.serviceNotFound)):
+                if uuid == HeraldUUIDs.service {
+                    out.work.append(.gatt(id, .findService(HeraldUUIDs.legacyService), link))
+                } else if uuid == HeraldUUIDs.legacyService, session.wantOpenTrace {
+                    findOpenTrace(id, link, into: &out)
+                } else {
+                    discovered(session, now: now)
+                }
+            case .failure:
+                node.link(.readFailed, target: id, now: now, into: &actions)
+            }
+
+        case .findCharacteristics(let service, _, _):
+            guard case .success(.characteristics(let characteristics)) = outcome else {
+                node.link(.readFailed, target: id, now: now, into: &actions)
+                return
+            }
+            if service == InteropUUIDs.openTraceService {
+                session.openTraceHandle = characteristics.first { $0.uuid == InteropUUIDs.openTraceCharacteristic }?.valueHandle
+                discovered(session, now: now)
+                return
+            }
+            session.payloadHandle = characteristics.first { $0.uuid == HeraldUUIDs.payloadCharacteristic }?.valueHandle
+            if let ios = characteristics.first(where: { $0.uuid == HeraldUUIDs.iosSignalCharacteristic }) {
+                session.signalHandle = ios.valueHandle
+                session.herald.signal = .ios
+            } else if let android = characteristics.first(where: { $0.uuid == HeraldUUIDs.androidSignalCharacteristic }) {
+                session.signalHandle = android.valueHandle
+                session.herald.signal = .android
+            }
+            session.herald.heraldPayload = session.payloadHandle != nil
+            if session.wantOpenTrace {
+                findOpenTrace(id, link, into: &out)
+            } else {
+                discovered(session, now: now)
+            }
+
+        case .readPayload:
+            if case .success(.value(let bytes)) = outcome {
+                node.link(.payloadRead(bytes), target: id, now: now, into: &actions)
+            } else {
+                node.link(.readFailed, target: id, now: now, into: &actions)
+            }
+
+        case .writeSignal:
+            node.link(.signalWritten, target: id, now: now, into: &actions)
+        }
+    }
+
+    private func findOpenTrace(_ id: TargetID, _ link: HostLink, into out: inout Output) {
+        out.work.append(.gatt(id, .findService(InteropUUIDs.openTraceService), link))
+    }
+
+    private mutating func discovered(_ session: Session, now: Double) {
+        var services = session.herald
+        services.openTrace = session.openTraceHandle != nil
+        node.link(.discovered(services), target: session.target.id, now: now, into: &actions)
+    }
+}

@@ -1,0 +1,22 @@
+/// The node's Bluetooth condition, as logs and the status LED show it.
+public enum RadioCondition: Hashable, Sendable, CustomStringConvertible {
+    /// Opening or initialising the controller.
+    case starting
+    /// Advertising and scanning.
+    case running
+    /// The controller works but is not both advertising and scanning (e.g. advertising pauses
+    /// at the connection cap).
+    case partial(advertising: Bool, scanning: Bool)
+    /// No controller (missing, failed, being reopened); the reason, for logs.
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .starting: return "starting"
+        case .running: return "advertising and scanning"
+        case .partial(let advertising, let scanning):
+            return "\(advertising ? "advertising" : "not advertising"), \(scanning ? "scanning" : "not scanning")"
+        case .unavailable(let reason): return "Bluetooth unavailable: \(reason)"
+        }
+    }
+}

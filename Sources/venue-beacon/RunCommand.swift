@@ -1,0 +1,45 @@
+import Appliance
+import ArgumentParser
+import Logging
+import VenueDiary
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the venue node: advertise the venue, detect phones, record visits (the service).",
+        discussion: """
+            Advertises the venue as a Herald venue beacon (service 0xFCF6, the [venue] payload on \
+            the GATT payload characteristic), scans for phones, reads their payloads, takes their \
+            signal writes, and records visits in the diary. Runs until SIGTERM or SIGINT, then \
+            closes the diary; visits still open continue at the next start. When the controller \
+            is missing or fails it is reopened with backoff, and the log says so. SIGHUP does not \
+            reload the configuration (restart instead); SIGUSR1 exports and delivers the diary.
+
+            Logs go to standard error at [logging] level: start, Bluetooth state changes, \
+            check-ins and check-outs with a short payload id, errors; nothing per advert. See \
+            docs/node.md.
+            """)
+
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        let settings = try options.load()
+        let level = Logger.Level(rawValue: settings.logging.level) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "venue-beacon")
+        for note in settings.notes { logger.notice("\(note)") }
+        do {
+            _ = try await NodeService(settings: settings, logger: logger).run()
+        } catch let error as DiaryError {
+            logger.critical("\(error)")
+            throw ExitCode(ExitStatus.dataError)
+        } catch {
+            logger.critical("cannot run: \(error)")
+            throw ExitCode(ExitStatus.software)
+        }
+    }
+}

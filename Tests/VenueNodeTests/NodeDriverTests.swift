@@ -1,0 +1,244 @@
+import BLEHost
+import Herald
+import Testing
+@testable import VenueNode
+
+/// The driver between the host runtime and the node policy, scripted: host events, ticks and
+/// request results in, sensor events, requests and notes out. No sockets, no clock.
+@Suite struct NodeDriverTests {
+    var driver: NodeDriver
+    var out = NodeDriver.Output()
+    var now = 0.0
+
+    init() throws {
+        driver = NodeDriver(node: SensorNode(), classifier: try AdvertClassifier())
+    }
+
+    static let phone = BluetoothAddress(rawValue: 0xC0_11_22_33_44_55)
+    static let pseudo: [UInt8] = [1, 2, 3, 4, 5, 6]
+    static let payload = TestPayload.make(identifier: 42)
+    static let androidAdvert: [UInt8] = [0x02, 0x01, 0x06, 0x03, 0x03, 0xF6, 0xFC, 0x09, 0xFF, 0xF1, 0x05] + pseudo
+    static let appleAdvert: [UInt8] = [0x02, 0x01, 0x06, 0x14, 0xFF, 0x4C, 0x00, 0x01] + [UInt8](repeating: 0, count: 8) + [0x80] + [UInt8](repeating: 0, count: 7)
+    static let centralLink = HostLink(handle: 0x40, peerAddress: phone, peerAddressType: .random, role: .central)
+    static let signalCharacteristics = [
+        GATTDiscoveredCharacteristic(uuid: HeraldUUIDs.androidSignalCharacteristic, properties: [.write], declarationHandle: 10, valueHandle: 11),
+        GATTDiscoveredCharacteristic(uuid: HeraldUUIDs.payloadCharacteristic, properties: .read, declarationHandle: 12, valueHandle: 13),
+    ]
+
+    mutating func feed(_ input: NodeDriver.Input) -> NodeDriver.Output {
+        out.removeAll()
+        driver.handle(input, now: now, into: &out)
+        return out
+    }
+
+    mutating func advert(_ data: [UInt8], from address: BluetoothAddress = phone) -> NodeDriver.Output {
+        feed(.host(.advertisingReport(LEAdvertisingReport(
+            eventType: .connectableUndirected, addressType: .random, address: address, data: data[...], rawRSSI: 127))))
+    }
+
+    /// The one request in `output`, or a recorded issue.
+    func onlyWork(_ output: NodeDriver.Output, sourceLocation: SourceLocation = #_sourceLocation) -> NodeDriver.HostWork? {
+        #expect(output.work.count == 1, "\(output.work)", sourceLocation: sourceLocation)
+        return output.work.first
+    }
+
+    func step(_ work: NodeDriver.HostWork?) -> NodeDriver.GATTStep? {
+        if case .gatt(_, let step, _) = work { return step }
+        return nil
+    }
+
+    /// Advertises the Android phone and runs a tick: the node asks to connect.
+    mutating func connectAndroid() throws -> TargetID {
+        let detected = advert(Self.androidAdvert)
+        guard case .detect(let target, _)? = detected.events.first else {
+            Issue.record("no detect event: \(detected.events)")
+            throw CancellationError()
+        }
+        #expect(detected.events.count == 2)  // detect, then measure without a payload
+        now = 1
+        guard case .connect(let id, let address, let type, let timeout)? = onlyWork(feed(.tick(rejectedWrites: 0))) else {
+            Issue.record("no connection attempt")
+            throw CancellationError()
+        }
+        #expect(id == target.id && address == Self.phone && type == .random && timeout == .seconds(12))
+        return id
+    }
+
+    @Test mutating func anAndroidPhoneIsConnectedDiscoveredReadAndLeft() throws {
+        let id = try connectAndroid()
+        var work = onlyWork(feed(.result(id, .connect(.success(Self.centralLink)))))
+        #expect(step(work) == .exchangeMTU)
+        work = onlyWork(feed(.result(id, .gatt(.exchangeMTU, .success(.mtu(517))))))
+        #expect(step(work) == .findService(HeraldUUIDs.service))
+        let service = GATTDiscoveredService(uuid: HeraldUUIDs.service, startHandle: 9, endHandle: 13)
+        work = onlyWork(feed(.result(id, .gatt(.findService(HeraldUUIDs.service), .success(.services([service]))))))
+        #expect(step(work) == .findCharacteristics(HeraldUUIDs.service, from: 9, through: 13))
+        work = onlyWork(feed(.result(id, .gatt(.findCharacteristics(HeraldUUIDs.service, from: 9, through: 13), .success(.characteristics(Self.signalCharacteristics))))))
+        #expect(step(work) == .readPayload(handle: 13))
+        let read = feed(.result(id, .gatt(.readPayload(handle: 13), .success(.value(Self.payload)))))
+        guard case .read(_, let payload, let earlier, _)? = read.events.first else {
+            Issue.record("expected a read event, got \(read.events)")
+            return
+        }
+        #expect(payload == SensorPayload(kind: .herald, bytes: Self.payload))
+        #expect(earlier.count == 1 && earlier.first?.rssi == nil)  // the advert, RSSI 127
+        guard case .disconnect(id, Self.centralLink)? = onlyWork(read) else {
+            Issue.record("unexpected result")
+            return
+        }
+        #expect(driver.sessionCount == 1)
+        _ = feed(.result(id, .disconnect(.success(()))))
+        #expect(driver.sessionCount == 1)  // the host's disconnection event ends it
+        _ = feed(.host(.disconnected(Self.centralLink, reason: .remoteUserTerminated)))
+        #expect(driver.sessionCount == 0 && driver.linkCount == 0)
+        // Later adverts are measurements with the payload; no further connection.
+        now = 5
+        let later = advert(Self.androidAdvert)
+        guard case .measure(_, nil, let known?, _)? = later.events.first else {
+            Issue.record("expected a measure with the payload, got \(later.events)")
+            return
+        }
+        #expect(known.bytes == Self.payload)
+        #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
+    }
+
+    @Test mutating func theLegacyServiceIsTriedWhenFCF6IsMissing() throws {
+        let id = try connectAndroid()
+        _ = feed(.result(id, .connect(.success(Self.centralLink))))
+        _ = feed(.result(id, .gatt(.exchangeMTU, .failure(.gatt(.att(.requestNotSupported, request: .exchangeMTURequest, handle: 0))))))
+        let work = onlyWork(feed(.result(id, .gatt(.findService(HeraldUUIDs.service), .failure(.gatt(.serviceNotFound(HeraldUUIDs.service)))))))
+        #expect(step(work) == .findService(HeraldUUIDs.legacyService))
+        let legacy = GATTDiscoveredService(uuid: HeraldUUIDs.legacyService, startHandle: 20, endHandle: 30)
+        #expect(step(onlyWork(feed(.result(id, .gatt(.findService(HeraldUUIDs.legacyService), .success(.services([legacy])))))))
+            == .findCharacteristics(HeraldUUIDs.legacyService, from: 20, through: 30))
+    }
+
+    @Test mutating func anAppleDeviceWithoutHeraldIsLeftForGoodButALostLinkIsNotProof() throws {
+        _ = advert(Self.appleAdvert)
+        now = 1
+        guard case .connect(let id, _, _, _)? = onlyWork(feed(.tick(rejectedWrites: 0))) else {
+            Issue.record("unexpected result")
+            return
+        }
+        _ = feed(.result(id, .connect(.success(Self.centralLink))))
+        _ = feed(.result(id, .gatt(.exchangeMTU, .success(.mtu(185)))))
+        // The link dies during discovery: a failed session, retried after the backoff.
+        let lost = feed(.result(id, .gatt(.findService(HeraldUUIDs.service), .failure(.sessionEnded("reset")))))
+        guard case .disconnect? = onlyWork(lost) else {
+            Issue.record("unexpected result")
+            return
+        }
+        _ = feed(.host(.disconnected(Self.centralLink, reason: .connectionTimeout)))
+        #expect(driver.node.counters.notHerald == 0)
+        now = 14  // after the 12 s backoff
+        _ = advert(Self.appleAdvert)
+        guard case .connect? = onlyWork(feed(.tick(rejectedWrites: 0))) else {
+            Issue.record("unexpected result")
+            return
+        }
+        _ = feed(.result(id, .connect(.success(Self.centralLink))))
+        _ = feed(.result(id, .gatt(.exchangeMTU, .success(.mtu(185)))))
+        _ = feed(.result(id, .gatt(.findService(HeraldUUIDs.service), .failure(.gatt(.serviceNotFound(HeraldUUIDs.service))))))
+        let none = feed(.result(id, .gatt(.findService(HeraldUUIDs.legacyService), .failure(.gatt(.serviceNotFound(HeraldUUIDs.legacyService))))))
+        guard case .disconnect? = onlyWork(none) else {
+            Issue.record("unexpected result")
+            return
+        }
+        _ = feed(.host(.disconnected(Self.centralLink, reason: .remoteUserTerminated)))
+        #expect(driver.node.counters.notHerald == 1)
+        now = 100
+        #expect(advert(Self.appleAdvert).events.isEmpty)
+        #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
+    }
+
+    @Test mutating func signalWritesComeFromTheWritersLink() throws {
+        let database = try VenueBeaconIdentity(beacon: BeaconPayload(country: 1, state: 2, code: 3, name: "x"), legacyService: false).database()
+        let signal = try #require(database.characteristic(service: HeraldUUIDs.service, uuid: HeraldUUIDs.androidSignalCharacteristic))
+        let phoneLink = HostLink(handle: 0x41, peerAddress: Self.phone, peerAddressType: .random, role: .peripheral)
+        _ = feed(.host(.connected(phoneLink)))
+        let payloadWrite = try SignalWrite.payload(Self.payload).encoded()
+        let first = feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: payloadWrite, withResponse: true))))
+        #expect(first.events.map(Self.name) == ["detect", "read", "measure"])
+        now = 1
+        let rssi = feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: [0x02, 0xC4, 0xFF], withResponse: true))))
+        guard case .measure(_, -60, let payload?, 1)? = rssi.events.first else {
+            Issue.record("expected a measure at -60 dBm with the payload, got \(rssi.events)")
+            return
+        }
+        #expect(payload.bytes == Self.payload)
+        // A write from a link that closed meanwhile has no writer: counted, not guessed.
+        _ = feed(.host(.disconnected(phoneLink, reason: .remoteUserTerminated)))
+        #expect(feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: [0x02, 0xC4, 0xFF], withResponse: true)))).events.isEmpty)
+        #expect(driver.counters.writesFromUnknownLinks == 1)
+        // Writes the gate answered with 0x0D reach the node's counters through the tick.
+        _ = feed(.tick(rejectedWrites: 3))
+        _ = feed(.tick(rejectedWrites: 3))
+        #expect(driver.node.counters.signalWritesRejected == 3)
+    }
+
+    @Test mutating func anAbandonedAttemptsLinkIsDroppedAndABorrowedLinkIsKept() throws {
+        let id = try connectAndroid()
+        now = 14  // past the 12 s attempt timeout: the node gives up
+        _ = feed(.tick(rejectedWrites: 0))
+        let late = feed(.result(id, .connect(.success(Self.centralLink))))
+        guard case .disconnect(id, Self.centralLink)? = onlyWork(late) else {
+            Issue.record("unexpected result")
+            return
+        }
+        #expect(late.events.isEmpty)
+        _ = feed(.host(.disconnected(Self.centralLink, reason: .remoteUserTerminated)))
+        #expect(driver.sessionCount == 0)
+
+        // The phone had connected to us already: the host lends us its link; we leave it up.
+        var other = try NodeDriverTests()
+        let otherID = try other.connectAndroid()
+        let borrowed = HostLink(handle: 0x42, peerAddress: Self.phone, peerAddressType: .random, role: .peripheral)
+        _ = other.feed(.result(otherID, .connect(.success(borrowed))))
+        _ = other.feed(.result(otherID, .gatt(.exchangeMTU, .success(.mtu(23)))))
+        let service = GATTDiscoveredService(uuid: HeraldUUIDs.service, startHandle: 9, endHandle: 13)
+        _ = other.feed(.result(otherID, .gatt(.findService(HeraldUUIDs.service), .success(.services([service])))))
+        _ = other.feed(.result(otherID, .gatt(.findCharacteristics(HeraldUUIDs.service, from: 9, through: 13), .success(.characteristics(Self.signalCharacteristics)))))
+        let read = other.feed(.result(otherID, .gatt(.readPayload(handle: 13), .success(.value(Self.payload)))))
+        #expect(read.work.isEmpty)
+        #expect(other.driver.sessionCount == 0)
+        #expect(other.driver.node.counters.connectionFailures == 0)
+    }
+
+    @Test mutating func hostStatesBecomeRadioConditionsAndReadyOnce() {
+        #expect(feed(.host(.state(.opening("hci0")))).notes.isEmpty)  // already starting
+        _ = feed(.host(.state(.ready)))
+        let up = feed(.host(.radio(RadioState(advertising: true, scanning: true))))
+        #expect(up.notes == [.radio(.running), .ready])
+        #expect(up.events.map(Self.name) == ["bluetoothState"])
+        #expect(feed(.host(.radio(RadioState(advertising: false, scanning: true)))).notes == [.radio(.partial(advertising: false, scanning: true))])
+        #expect(feed(.host(.radio(RadioState(advertising: true, scanning: true)))).notes == [.radio(.running)])
+        let lost = feed(.host(.state(.recovering("transport closed"))))
+        #expect(lost.notes == [.radio(.unavailable("transport closed"))])
+        #expect(lost.events.map(Self.name) == ["bluetoothState"])
+        // Reopening attempts stay "unavailable" (no flapping to "starting" and back).
+        #expect(feed(.host(.state(.opening("hci0")))).notes.isEmpty)
+        #expect(feed(.host(.state(.unavailable("transport closed")))).notes.isEmpty)
+        #expect(feed(.host(.state(.unavailable("no adapter")))).notes == [.radio(.unavailable("no adapter"))])
+        #expect(feed(.host(.radio(RadioState(advertising: true, scanning: true)))).notes == [.radio(.running)])  // no second ready
+    }
+
+    @Test mutating func aControllerFailureEndsEverySession() throws {
+        let id = try connectAndroid()
+        _ = feed(.result(id, .connect(.success(Self.centralLink))))
+        #expect(driver.sessionCount == 1 && driver.linkCount == 1)
+        _ = feed(.host(.state(.recovering("hardware error"))))
+        #expect(driver.sessionCount == 0 && driver.linkCount == 0)
+        // Results of requests from the old session are ignored.
+        #expect(feed(.result(id, .gatt(.exchangeMTU, .failure(.sessionEnded("hardware error"))))).work.isEmpty)
+    }
+
+    static func name(_ event: SensorEvent) -> String {
+        switch event {
+        case .detect: return "detect"
+        case .measure: return "measure"
+        case .read: return "read"
+        case .share: return "share"
+        case .bluetoothState: return "bluetoothState"
+        }
+    }
+}
