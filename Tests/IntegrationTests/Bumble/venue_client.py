@@ -6,8 +6,8 @@ usage: venue_client.py TRANSPORT ACTION [arguments]
                             response); prints "OK" or "ERROR 0x<att error>" per value
   report PAYLOAD_HEX SECS   a phone that cannot advertise: writes its payload (0x01) once, then
                             its RSSI (0x02) every second for SECS seconds; prints "OK" per write
-Finds the venue by scanning for 16-bit service FCF6 in an advert and prints "FOUND <address>
-<name>" (the name from the scan response, when seen) and "CONNECTED". Exits 0 when done.
+Finds the venue by scanning for 16-bit service FCF6 in an advert and prints "FOUND <address>"
+and "CONNECTED". Exits 0 when done.
 """
 import asyncio
 import struct
@@ -42,10 +42,17 @@ async def find_venue(device: Device) -> Address:
             found.set_result(advertisement.address)
 
     device.on("advertisement", on_advertisement)
-    await device.start_scanning(legacy=True, active=True, filter_duplicates=False, own_address_type=0)
-    address = await asyncio.wait_for(found, 20)
-    await device.stop_scanning()
-    return address
+    # btvirt reports an advert when scanning is enabled, and Bumble may miss that very first
+    # report: enable scanning again until the venue shows up.
+    for _ in range(10):
+        await device.start_scanning(legacy=True, active=True, filter_duplicates=False, own_address_type=0)
+        try:
+            return await asyncio.wait_for(asyncio.shield(found), 2)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            await device.stop_scanning()
+    raise SystemExit("no venue advert (service FCF6) seen")
 
 
 async def main() -> None:
