@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.
         .testTarget(
-            name: "IntegrationTests", dependencies: ["BLEHost", "BLETransport", "VenueDiary", grdb],
+            name: "IntegrationTests", dependencies: ["BLEHost", "BLETransport", "VenueDiary", "Appliance", grdb, logging],
             // Built or run by the harness itself: the btvirt AF_ALG shim (cc) and the Bumble peers (python3).
             exclude: ["Support/AFALGShim.c", "Bumble"]),
     ],

@@ -20,6 +20,12 @@ extension RadioTests {
                 let reader = try btvirt.bumble("venue_client.py", ["read"])
                 #expect(try await reader.waitForExit(timeout: .seconds(40)) == 0, "\(reader.output)")
                 #expect(reader.output.contains("VALUE \(RunningNode.workedExample)\n"), "\(reader.output)")
+                // SIGHUP and SIGUSR1 are answered in the log; the node runs on.
+                kill(node.process.processIdentifier, SIGHUP)
+                try await node.process.waitForOutput("SIGHUP: the configuration is read only at start")
+                kill(node.process.processIdentifier, SIGUSR1)
+                try await node.process.waitForOutput("SIGUSR1:")
+                #expect(node.process.exitStatus == nil)
                 #expect(try await node.terminate().status == 0)
             }
         }
@@ -110,13 +116,32 @@ extension RadioTests {
 
         @Test func aGAENAdvertiserIsRecordedAsGAENWithItsRPI() async throws {
             try await BTVirt.run { btvirt in
-                let node = try await RunningNode.start()
+                // With Herald-format logs and a btsnoop capture.
+                let logs = NSTemporaryDirectory() + "venue-node-logs-\(getpid())"
+                let capture = NSTemporaryDirectory() + "venue-node-\(getpid()).btsnoop"
+                defer {
+                    try? FileManager.default.removeItem(atPath: logs)
+                    unlink(capture)
+                }
+                try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+                let node = try await RunningNode.start(extra: """
+                    [herald]
+                    log_directory = "\(logs)"
+                    """, bluetoothExtra: "btsnoop = \"\(capture)\"")
                 defer { node.remove() }
                 let rpi = "0102030405060708090a0b0c0d0e0f10"
                 _ = try btvirt.bumble("herald_phone.py", ["gaen", rpi, "6", "address=C1:00:00:00:00:01"])
                 let visits = try await node.waitForVisits("GAEN visit") { $0.contains { $0.kind == "gaen" } }
                 #expect(visits.map(\.payload) == [rpi])
                 #expect(try await node.terminate().status == 0)
+                // contacts.csv has the detection and the "read" of the RPI (short name: base64 of bytes 3…).
+                let contacts = try String(contentsOfFile: logs + "/contacts.csv", encoding: .utf8)
+                #expect(contacts.hasPrefix("time,sensor,id,detect,read,measure,share,visit,detectHerald,delete,data\n"))
+                #expect(contacts.contains(",C1:00:00:00:00:01,,2,,,,,,BAUGBw"), "\(contacts)")
+                // The capture is a btsnoop file (H4 datalink 1002) with records after the header.
+                let snoop = try #require(FileManager.default.contents(atPath: capture))
+                #expect(Array(snoop.prefix(8)) == Array("btsnoop\0".utf8))
+                #expect(snoop.count > 16 + 100)
             }
         }
 

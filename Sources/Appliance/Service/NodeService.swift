@@ -34,11 +34,14 @@ public struct NodeService: Sendable {
         case signal(Int32)
         /// The host gave up (only when it was told not to retry).
         case hostStopped
+        /// The task running the service was cancelled.
+        case cancelled
     }
 
-    /// Runs until a termination signal. Throws when the setup fails (the payload, the GATT
-    /// database, the controller name) or the diary cannot be opened or closed.
-    public func run() async throws -> Exit {
+    /// Runs until a termination signal (or until the calling task is cancelled). Throws when the
+    /// setup fails (the payload, the GATT database, the controller name) or the diary cannot be
+    /// opened or closed. `signals` replaces the process's own signals (tests).
+    public func run(signals: AsyncStream<ServiceSignal>? = nil) async throws -> Exit {
         let identity = try settings.beaconIdentity()
         let device = try HCITransportSpec(settings.bluetooth.device)
         let gate = SignalWriteGate()
@@ -72,7 +75,7 @@ public struct NodeService: Sendable {
             gate: gate, recorder: recorder, hooks: hooks, clock: clock, logger: logger, venueName: settings.venue.name)
 
         logger.info("venue-beacon \(ProductVersion.string) starting: \(startLine(identity))")
-        let signals = ServiceSignals.stream()
+        let signals = signals ?? ServiceSignals.stream()
         return try await withThrowingTaskGroup(of: Exit?.self) { group in
             group.addTask {
                 try await recorder.run()
@@ -84,7 +87,7 @@ public struct NodeService: Sendable {
                 } catch {
                     logger.error("Bluetooth: \(error)")
                 }
-                return .hostStopped
+                return Task.isCancelled ? nil : .hostStopped
             }
             group.addTask {
                 await radio.run()
@@ -101,7 +104,7 @@ public struct NodeService: Sendable {
             hooks.stopping()
             group.cancelAll()
             try await group.waitForAll()
-            return exit ?? .hostStopped
+            return exit ?? .cancelled
         }
     }
 

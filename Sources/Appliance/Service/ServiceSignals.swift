@@ -2,7 +2,7 @@
 import Glibc
 
 /// What a signal asks of the service.
-enum ServiceSignal: Sendable, Equatable {
+public enum ServiceSignal: Sendable, Equatable {
     /// SIGTERM (systemd stop) or SIGINT (Ctrl-C): close the diary and exit.
     case terminate(Int32)
     /// SIGHUP: conventionally "reload the config", which the service does not do.

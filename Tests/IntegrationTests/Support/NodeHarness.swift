@@ -21,7 +21,7 @@ struct RunningNode: Sendable {
     /// limits, and waits until it advertises and scans.
     static func start(
         device: String = "unix:/tmp/bt-server-le", checkIn: Int = 2, checkOut: Int = 4, extra: String = "",
-        waitForRadio: Bool = true
+        bluetoothExtra: String = ""
     ) async throws -> RunningNode {
         let directory = try TemporaryDirectory("venue-node")
         let config = try directory.write("venue-beacon.toml", """
@@ -32,13 +32,14 @@ struct RunningNode: Sendable {
             check_out_seconds = \(checkOut)
             [bluetooth]
             device = "\(device)"
+            \(bluetoothExtra)
             [logging]
             level = "info"
             \(extra)
             """)
         let process = try ChildProcess(ProcessRunner.venueBeacon.path, ["run", "--config", config])
         let node = RunningNode(process: process, directory: directory, config: config)
-        if waitForRadio { try await node.process.waitForOutput("Bluetooth: advertising \"Erin's Stakehouse\" and scanning") }
+        try await node.process.waitForOutput("Bluetooth: advertising \"Erin's Stakehouse\" and scanning")
         return node
     }
 

@@ -1,0 +1,91 @@
+import Appliance
+import BLEHost
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import VenueDiary
+
+extension RadioTests {
+    /// The service in this process on the emulator, with hooks that record their calls: what the
+    /// appliance edge (systemd notify, LEDs, the export button) will see.
+    @Suite struct ServiceHooksRadioTests {
+        final class Calls: Sendable {
+            private let log = Mutex<[String]>([])
+            func add(_ call: String) { log.withLock { $0.append(call) } }
+            var all: [String] { log.withLock { $0 } }
+            func count(_ prefix: String) -> Int { all.filter { $0.hasPrefix(prefix) }.count }
+
+            func wait(for prefix: String, count: Int = 1, timeout: Duration = .seconds(30)) async throws {
+                let deadline = ContinuousClock.now + timeout
+                while self.count(prefix) < count {
+                    guard ContinuousClock.now < deadline else {
+                        throw ChildProcess.Failure(description: "\(count)× \(prefix) not seen within \(timeout); calls: \(all.suffix(40))")
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+        }
+
+        @Test func hooksSeeReadinessWatchdogStatusCheckInsExportsAndStopping() async throws {
+            try await BTVirt.run { btvirt in
+                let directory = try TemporaryDirectory("venue-node-hooks")
+                defer { directory.remove() }
+                let settings = try Settings.parse(RunningNode.venue + """
+
+                    [diary]
+                    path = "\(directory.path("diary.sqlite"))"
+                    check_in_seconds = 2
+                    check_out_seconds = 4
+                    [bluetooth]
+                    device = "unix:/tmp/bt-server-le"
+                    """, file: "hooks.toml")
+                let calls = Calls()
+                let hooks = ServiceHooks(
+                    ready: { calls.add("ready") },
+                    watchdog: { calls.add("watchdog") },
+                    status: { calls.add("status " + $0) },
+                    radio: { calls.add("radio \($0)") },
+                    visits: { changes in
+                        for change in changes { calls.add("visit \(change.event) \(Hex.encode(change.visit.payload).prefix(8))") }
+                    },
+                    export: {
+                        calls.add("export started")
+                        try? await Task.sleep(for: .seconds(1))
+                        calls.add("export finished")
+                    },
+                    clockSynchronised: { true },
+                    stopping: { calls.add("stopping") })
+                let (signals, signal) = AsyncStream.makeStream(of: ServiceSignal.self)
+                let service = NodeService(settings: settings, hooks: hooks, logger: Logger(label: "venue-beacon-test"))
+                try await withThrowingTaskGroup(of: NodeService.Exit.self) { group in
+                    group.addTask { try await service.run(signals: signals) }
+
+                    try await calls.wait(for: "ready")
+                    #expect(calls.all.contains("radio advertising and scanning"))
+                    try await calls.wait(for: "watchdog", count: 2)
+                    try await calls.wait(for: "status advertising and scanning; 0 phones present")
+
+                    let phone = try btvirt.bumble("herald_phone.py", ["android", Hex.encode(testPayload(4)), "5"])
+                    try await calls.wait(for: "visit checkedIn 00000004")
+                    try await phone.waitForOutput("DONE", timeout: .seconds(20))
+                    try await calls.wait(for: "visit checkedOut 00000004")
+
+                    // SIGUSR1 twice: one export; the second arrives while it runs and is ignored.
+                    signal.yield(.export)
+                    try await calls.wait(for: "export started")
+                    signal.yield(.export)
+                    signal.yield(.reload)  // logged, nothing else
+                    try await calls.wait(for: "export finished")
+                    #expect(calls.count("export started") == 1)
+
+                    signal.yield(.terminate(SIGTERM))
+                    #expect(try await group.next() == .signal(SIGTERM))
+                }
+                #expect(calls.count("ready") == 1)
+                #expect(calls.count("stopping") == 1)
+                #expect(try DiaryStore(path: settings.diary.path, readOnly: true).visits().map(\.payload) == [testPayload(4)])
+            }
+        }
+    }
+}
