@@ -23,6 +23,8 @@ public struct NodeDriver: Sendable {
         case host(HostEvent)
         /// About once a second; `rejectedWrites` is the write gate's running count.
         case tick(rejectedWrites: Int)
+        /// The host answered a ``HostWork/probe``.
+        case probeAnswered
         /// A request the driver asked for finished.
         case result(TargetID, WorkResult)
     }
@@ -32,6 +34,9 @@ public struct NodeDriver: Sendable {
         case connect(TargetID, BluetoothAddress, AddressType, timeout: Duration)
         case gatt(TargetID, GATTStep, HostLink)
         case disconnect(TargetID, HostLink)
+        /// Ask the host something its thread must answer (the controller's identity), to prove
+        /// the thread still turns; report ``Input/probeAnswered`` when it does.
+        case probe
     }
 
     /// A GATT request of a session, by step.
@@ -105,6 +110,14 @@ public struct NodeDriver: Sendable {
     private(set) var links: [UInt16: HostLink] = [:]
     private(set) var sessions: [TargetID: Session] = [:]
     private var ready = false
+    /// When the host last showed its thread is alive (an event or a probe answer), and when the
+    /// outstanding probe went out.
+    private var lastSignOfLife: Double?
+    private var probeSentAt: Double?
+
+    /// Probe a quiet host this often; call it stalled after `stallLimit` without any sign of life.
+    public static let probeInterval: Double = 5
+    public static let stallLimit: Double = 20
     private var rejectedWrites = 0
     private var actions: [NodeAction] = []
 
@@ -120,6 +133,22 @@ public struct NodeDriver: Sendable {
         self.classifier = classifier
     }
 
+    /// Whether the host's thread is known to turn: always while there is no working controller
+    /// (the host is opening one or waiting to retry, which is not a stall), otherwise only if it
+    /// reported an event or answered a probe within ``stallLimit``. The systemd watchdog is fed
+    /// only while this holds, so a stalled host gets the service restarted.
+    public func hostResponsive(now: Double) -> Bool {
+        guard hostIsUp, let last = lastSignOfLife else { return true }
+        return now - last <= Self.stallLimit
+    }
+
+    private var hostIsUp: Bool {
+        switch condition {
+        case .running, .partial: return true
+        case .starting, .unavailable: return false
+        }
+    }
+
     /// Open links, and sessions the node runs.
     public var linkCount: Int { links.count }
     public var sessionCount: Int { sessions.count }
@@ -127,11 +156,19 @@ public struct NodeDriver: Sendable {
     public mutating func handle(_ input: Input, now: Double, into out: inout Output) {
         switch input {
         case .host(let event):
+            lastSignOfLife = now
             hostEvent(event, now: now, into: &out)
+        case .probeAnswered:
+            lastSignOfLife = now
+            probeSentAt = nil
         case .tick(let rejected):
             for _ in rejectedWrites..<max(rejected, rejectedWrites) { node.signalWriteRejected() }
             rejectedWrites = max(rejected, rejectedWrites)
             node.tick(now: now, into: &actions)
+            if hostIsUp, probeSentAt == nil, now - (lastSignOfLife ?? now) >= Self.probeInterval {
+                probeSentAt = now
+                out.work.append(.probe)
+            }
         case .result(let id, let result):
             self.result(result, for: id, now: now, into: &out)
         }

@@ -232,6 +232,35 @@ import Testing
         #expect(feed(.result(id, .gatt(.exchangeMTU, .failure(.sessionEnded("hardware error"))))).work.isEmpty)
     }
 
+    @Test mutating func aQuietHostIsProbedAndAStalledOneStopsBeingResponsive() {
+        // No controller yet: opening or retrying is not a stall.
+        now = 100
+        #expect(driver.hostResponsive(now: now))
+        _ = feed(.host(.radio(RadioState(advertising: true, scanning: true))))
+        now = 104
+        #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
+        now = 105
+        let probe = feed(.tick(rejectedWrites: 0))
+        guard case .probe? = onlyWork(probe) else {
+            Issue.record("expected a probe, got \(probe.work)")
+            return
+        }
+        now = 110
+        #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)  // one probe at a time
+        #expect(driver.hostResponsive(now: 120))
+        #expect(!driver.hostResponsive(now: 121))  // 21 s without a sign of life
+        now = 121
+        _ = feed(.probeAnswered)
+        #expect(driver.hostResponsive(now: 121))
+        // Events are signs of life too; a lost controller is not a stall.
+        now = 200
+        _ = feed(.host(.advertisingReport(LEAdvertisingReport(
+            eventType: .nonConnectableUndirected, addressType: .random, address: Self.phone, data: [0x02, 0x01, 0x06], rawRSSI: -70))))
+        #expect(driver.hostResponsive(now: 215))
+        _ = feed(.host(.state(.recovering("transport closed"))))
+        #expect(driver.hostResponsive(now: 1000))
+    }
+
     static func name(_ event: SensorEvent) -> String {
         switch event {
         case .detect: return "detect"

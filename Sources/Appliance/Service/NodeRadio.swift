@@ -35,11 +35,21 @@ struct NodeRadio: Sendable {
                 var status = ""
                 var droppedReported = 0
                 var announcer = RadioAnnouncer()
+                var stallReported = false
                 while let batch = await inbox.next() {
                     for input in batch {
                         driver.handle(input, now: clock.monotonic(), into: &output)
                         guard case .tick = input else { continue }
-                        hooks.watchdog()
+                        if driver.hostResponsive(now: clock.monotonic()) {
+                            if stallReported {
+                                logger.notice("Bluetooth: the host answers again")
+                                stallReported = false
+                            }
+                            hooks.watchdog()
+                        } else if !stallReported {
+                            logger.error("Bluetooth: the host has not answered for \(Int(NodeDriver.stallLimit)) s; the watchdog is no longer fed")
+                            stallReported = true
+                        }
                         if let lasting = announcer.tick(now: clock.monotonic()) { logger.notice("Bluetooth: \(lasting)") }
                         let line = statusLine(driver)
                         if line != status {
@@ -54,7 +64,9 @@ struct NodeRadio: Sendable {
                     }
                     recorder.submit(output.events)
                     for work in output.work {
-                        group.addTask { inbox.push(await perform(work)) }
+                        group.addTask {
+                            if let input = await perform(work) { inbox.push(input) }
+                        }
                     }
                     for note in output.notes { report(note, &announcer) }
                     output.removeAll()
@@ -66,8 +78,17 @@ struct NodeRadio: Sendable {
         }
     }
 
-    private func perform(_ work: NodeDriver.HostWork) async -> NodeDriver.Input {
+    private func perform(_ work: NodeDriver.HostWork) async -> NodeDriver.Input? {
         switch work {
+        case .probe:
+            // Any answer, a failure included, comes from the host's thread: it turns. Only
+            // "not running" is said without it (the host has stopped).
+            do {
+                _ = try await host.controllerInfo()
+            } catch .notRunning {
+                return nil
+            } catch {}
+            return .probeAnswered
         case .connect(let id, let address, let type, let timeout):
             do {
                 return .result(id, .connect(.success(try await host.connect(to: address, type: type, timeout: timeout))))

@@ -123,7 +123,7 @@ final class Recorder: Sendable {
 
             let now = clock.monotonic()
             guard now >= nextTick else { continue }
-            nextTick = max(nextTick + 1, now)
+            nextTick = nextTick + 1 > now ? nextTick + 1 : now + 1
             let purges = pipeline.counters.purged
             do {
                 let changes = try pipeline.tick(now: clock.wall(), purgeAllowed: hooks.clockSynchronised())
