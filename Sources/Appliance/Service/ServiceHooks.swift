@@ -7,12 +7,15 @@ import VenueNode
 public struct ServiceHooks: Sendable {
     /// Advertising and scanning both run for the first time (systemd `READY=1`). Called once.
     public var ready: @Sendable () -> Void
-    /// About once a second from the loop that handles Bluetooth, while that loop is alive
-    /// (systemd `WATCHDOG=1`: a stalled loop stops the pings and systemd restarts the service).
+    /// About once a second from the loop that handles Bluetooth, while that loop turns and the
+    /// host's thread shows signs of life (an event, or an answer to a probe, within 20 s; always
+    /// while no controller is up, since waiting for one is no stall). systemd `WATCHDOG=1`: a
+    /// stalled loop or host stops the pings and systemd restarts the service.
     public var watchdog: @Sendable () -> Void
     /// A one-line summary whenever it changes (systemd `STATUS=`).
     public var status: @Sendable (String) -> Void
-    /// The node's Bluetooth condition changed (the status LED).
+    /// The node's Bluetooth condition changed (the status LED). Advertising and scanning pause
+    /// for a moment around every connection (`.partial`): debounce before blinking.
     public var radio: @Sendable (RadioCondition) -> Void
     /// Visits checked in or out, and walk-pasts, as the diary reports them once a second (the
     /// activity LED flashes on check-ins). Called on the diary's thread.
