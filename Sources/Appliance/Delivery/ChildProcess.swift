@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 
-/// Runs a program to completion with posix_spawn: stdin from a file, stdout discarded, stderr
-/// collected, a deadline after which it is killed.
+/// Runs a program to completion with posix_spawn: stdin from a file, stderr collected (and
+/// stdout with it, or discarded), a deadline after which it is killed.
 ///
 /// Not Foundation's `Process`: that spawns children with the calling thread's signal mask, and
 /// the dispatch threads this runs on block nearly every signal, so a child could not even be
@@ -17,7 +17,9 @@ enum ChildProcess {
 
     struct SpawnError: Error { var code: Int32 }
 
-    static func run(_ program: String, _ arguments: [String], stdin: Int32, timeout: TimeInterval) throws(SpawnError) -> (Exit, Data) {
+    static func run(
+        _ program: String, _ arguments: [String], stdin: Int32, captureStdout: Bool = false, timeout: TimeInterval
+    ) throws(SpawnError) -> (Exit, Data) {
         var errPipe: [Int32] = [0, 0]
         guard pipe(&errPipe) == 0 else { throw SpawnError(code: errno) }
         defer { close(errPipe[0]) }
@@ -31,7 +33,11 @@ enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        if captureStdout {
+            posix_spawn_file_actions_adddup2(&actions, errPipe[1], 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
 
         var attributes = posix_spawnattr_t()
