@@ -36,13 +36,14 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .target(name: "BLEHost"),
         .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
         .target(name: "Herald", dependencies: ["BLEHost"]),
         .target(name: "VenueDiary", dependencies: [grdb]),
         .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
-        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", logging, toml]),
+        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml]),
         .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", argumentParser, logging]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),

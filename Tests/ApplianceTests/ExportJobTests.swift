@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Appliance
+
+/// Records what the export LED was told.
+final class IndicatorLog: ExportIndicator {
+    let events = Mutex<[String]>([])
+    func exportStarted() { events.withLock { $0.append("started") } }
+    func exportFinished(success: Bool) { events.withLock { $0.append(success ? "succeeded" : "failed") } }
+}
+
+/// Holds an export until the test opens it.
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let entered = Mutex(false)
+    func pass() {
+        entered.withLock { $0 = true }
+        semaphore.wait()
+    }
+    var isEntered: Bool { entered.withLock { $0 } }
+    func open() { semaphore.signal() }
+}
+
+@Suite struct ExportJobTests {
+    func settings(_ dir: TemporaryDirectory, export: String) throws -> Settings {
+        try Settings.parse(SettingsTests.minimal + "\n[export]\noutbox = \"\(dir.file("outbox"))\"\n" + export, file: "t")
+    }
+
+    @Test func pressesDuringAnExportAreIgnored() async throws {
+        let dir = TemporaryDirectory("job")
+        try FileManager.default.createDirectory(atPath: dir.file("usb"), withIntermediateDirectories: true)
+        let settings = try settings(dir, export: "directory = \"\(dir.file("usb"))\"\nrequire_mount = false\n")
+        let gate = Gate()
+        let log = IndicatorLog()
+        let job = ExportJob(
+            settings: settings, delivery: ExportDelivery(settings: settings.export), indicator: log,
+            makeDocument: { _ in
+                gate.pass()
+                return Fixture.document()
+            })
+
+        async let first = job.runIfIdle()
+        while !gate.isEntered { try await Task.sleep(for: .milliseconds(5)) }
+        // The first export is inside the diary read: a second press is ignored at once.
+        let second = await job.runIfIdle()
+        #expect(second == nil)
+        gate.open()
+        let run = try #require(await first)
+        #expect(run.succeeded)
+        #expect(run.results.map(\.target) == [.directory])
+        #expect(FileManager.default.contents(atPath: dir.file("usb/\(Fixture.document().fileName)")) == Fixture.csv)
+        #expect(log.events.withLock { $0 } == ["started", "succeeded"])
+
+        // Idle again: the next press runs.
+        gate.open()
+        #expect(await job.runIfIdle() != nil)
+    }
+
+    @Test func nothingConfiguredOrAFailedTargetShowsAsFailure() async throws {
+        let dir = TemporaryDirectory("job")
+        let log = IndicatorLog()
+        let none = try settings(dir, export: "")
+        let idle = ExportJob(settings: none, delivery: ExportDelivery(settings: none.export), indicator: log, makeDocument: { _ in Fixture.document() })
+        let run = try #require(await idle.runIfIdle())
+        #expect(run.problem?.contains("set export.email and/or export.directory") == true)
+
+        let missing = try settings(dir, export: "directory = \"\(dir.file("nowhere"))\"\n")
+        let job = ExportJob(settings: missing, delivery: ExportDelivery(settings: missing.export), indicator: log, makeDocument: { _ in Fixture.document() })
+        let failed = try #require(await job.runIfIdle())
+        #expect(!failed.succeeded)
+        #expect(failed.results.first?.result.description.contains("does not exist") == true)
+        #expect(log.events.withLock { $0 } == ["started", "failed", "started", "failed"])
+    }
+
+    @Test func aDiaryErrorIsReported() async throws {
+        let dir = TemporaryDirectory("job")
+        let s = try settings(dir, export: "email = \"t@example.org\"\n")
+        struct Broken: Error {}
+        let job = ExportJob(settings: s, delivery: ExportDelivery(settings: s.export), indicator: nil, makeDocument: { _ in throw Broken() })
+        let run = try #require(await job.runIfIdle())
+        #expect(run.problem?.hasPrefix("the export failed") == true)
+        #expect(!run.succeeded)
+    }
+}
+
+@Suite struct SignalTriggerTests {
+    @Test func sigusr1IsAPress() async throws {
+        let trigger = SignalTrigger()
+        var presses = trigger.presses.makeAsyncIterator()
+        // The source registers asynchronously after resume(); a signal sent before that is
+        // ignored (SIG_IGN), so keep signalling until one arrives (at most for 5 s).
+        let pressed = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for _ in 0..<100 where !Task.isCancelled {
+                    kill(getpid(), SIGUSR1)
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                trigger.cancel()
+                return false
+            }
+            let got = await presses.next() != nil
+            group.cancelAll()
+            return got
+        }
+        #expect(pressed)
+        trigger.cancel()
+        while await presses.next() != nil {}  // ends once cancelled
+    }
+}
