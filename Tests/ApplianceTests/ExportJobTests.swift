@@ -83,28 +83,3 @@ final class Gate: Sendable {
         #expect(!run.succeeded)
     }
 }
-
-@Suite struct SignalTriggerTests {
-    @Test func sigusr1IsAPress() async throws {
-        let trigger = SignalTrigger()
-        var presses = trigger.presses.makeAsyncIterator()
-        // The source registers asynchronously after resume(); a signal sent before that is
-        // ignored (SIG_IGN), so keep signalling until one arrives (at most for 5 s).
-        let pressed = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for _ in 0..<100 where !Task.isCancelled {
-                    kill(getpid(), SIGUSR1)
-                    try? await Task.sleep(for: .milliseconds(50))
-                }
-                trigger.cancel()
-                return false
-            }
-            let got = await presses.next() != nil
-            group.cancelAll()
-            return got
-        }
-        #expect(pressed)
-        trigger.cancel()
-        while await presses.next() != nil {}  // ends once cancelled
-    }
-}

@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import Synchronization
+import VenueDiary
+import VenueNode
+
+/// The appliance's edge, plugged into `venue-beacon run` through ``ServiceHooks``: systemd
+/// notify and watchdog, the status/activity/export LEDs and the export button, the export job
+/// (button and SIGUSR1), the outbox retries, clock-sync detection and opening hours on the
+/// status LED.
+///
+///     let edge = await ApplianceEdge.start(settings: settings, logger: logger)
+///     let service = NodeService(settings: settings, hooks: edge.hooks, logger: logger)
+///     async let edgeWork: Void = edge.run()      // until cancelled
+///     ... try await service.run() ...; edge.shutdown()
+public final class ApplianceEdge: Sendable {
+    public let hooks: ServiceHooks
+    private let panel: GPIOPanel?
+    private let job: ExportJob
+    private let delivery: ExportDelivery
+    private let schedule: Schedule?
+    private let detector: ClockSyncDetector
+    private let logger: Logger
+    private let state = SharedState()
+
+    struct State {
+        var radio: RadioCondition = .starting
+        var clockSynchronised = false
+        var lastWatchdog: ContinuousClock.Instant?
+    }
+
+    /// The state the hooks (called from the service's loops) and the housekeeping task share.
+    final class SharedState: Sendable {
+        private let value = Mutex(State())
+        func withLock<T>(_ body: (inout State) -> T) -> T { value.withLock { body(&$0) } }
+    }
+
+    /// How often clock sync, opening hours and the outbox are looked at.
+    static let tick = Duration.seconds(10)
+
+    /// Opens GPIO when `[gpio] enabled` (a problem is logged and the node runs without LEDs: it
+    /// keeps recording visits), finds the notify socket, and builds the hooks.
+    public static func start(
+        settings: Settings, logger: Logger, gpio: any GPIOBackend = GPIOBackendV1(), detector: ClockSyncDetector = .system,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async -> ApplianceEdge {
+        var panel: GPIOPanel?
+        if settings.gpio.enabled {
+            do {
+                panel = try await GPIOPanel.start(settings: settings.gpio, backend: gpio)
+                logger.info("GPIO: chip \(settings.gpio.chip), LEDs and button ready")
+            } catch {
+                logger.error("GPIO disabled for this run: \(error)")
+            }
+        }
+        return ApplianceEdge(settings: settings, logger: logger, panel: panel, detector: detector, environment: environment)
+    }
+
+    init(settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String]) {
+        let notifier = SystemdNotifier(environment: environment)
+        let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
+        let delivery = ExportDelivery(settings: settings.export)
+        let job = ExportJob(settings: settings, delivery: delivery, indicator: panel)
+        let state = self.state
+        self.panel = panel
+        self.job = job
+        self.delivery = delivery
+        self.schedule = settings.schedule
+        self.detector = detector
+        self.logger = logger
+
+        /// One sd_notify message; a failure is logged (systemd may have gone away at shutdown).
+        @Sendable func notify(_ assignments: [String]) {
+            guard let notifier else { return }
+            do { try notifier.send(assignments) } catch { logger.warning("\(error)") }
+        }
+        let schedule = settings.schedule
+        hooks = ServiceHooks(
+            ready: { notify(["READY=1"]) },
+            watchdog: {
+                guard notifier != nil, let interval = watchdogInterval else { return }
+                let now = ContinuousClock.now
+                let due = state.withLock { s in
+                    guard s.lastWatchdog.map({ now - $0 >= interval }) ?? true else { return false }
+                    s.lastWatchdog = now
+                    return true
+                }
+                if due { notify(["WATCHDOG=1"]) }
+            },
+            status: { line in notify(["STATUS=" + line]) },
+            radio: { condition in
+                let synced = state.withLock { s in
+                    s.radio = condition
+                    return s.clockSynchronised
+                }
+                panel?.setStatus(Self.status(radio: condition, clockSynchronised: synced, open: schedule?.isOpen(at: Date()) ?? true))
+            },
+            visits: { changes in
+                for change in changes where change.event == .checkedIn { panel?.checkIn() }
+            },
+            export: { await Self.export(job, logger: logger, trigger: "SIGUSR1") },
+            clockSynchronised: { state.withLock { $0.clockSynchronised } },
+            stopping: { notify(["STOPPING=1"]) })
+    }
+
+    /// The status LED's state from what the node reports.
+    public static func status(radio: RadioCondition, clockSynchronised: Bool, open: Bool) -> NodeStatus {
+        if !open { return .closed }
+        switch radio {
+        case .starting: return .starting
+        case .unavailable: return .bluetoothUnavailable
+        case .running, .partial: return clockSynchronised ? .running : .waitingForClockSync
+        }
+    }
+
+    /// Button presses, clock-sync checks, opening hours and outbox retries, until cancelled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            if let panel {
+                group.addTask { [job, logger] in
+                    for await _ in panel.presses { await Self.export(job, logger: logger, trigger: "button") }
+                }
+            }
+            group.addTask { await self.housekeeping() }
+        }
+    }
+
+    /// Turns the LEDs off and releases the GPIO lines.
+    public func shutdown() { panel?.stop() }
+
+    private func housekeeping() async {
+        while !Task.isCancelled {
+            let wasSynced = state.withLock { $0.clockSynchronised }
+            if !wasSynced {
+                let detector = self.detector
+                let synced = await withCheckedContinuation { continuation in
+                    DispatchQueue(label: "venue-beacon.clock-sync").async { continuation.resume(returning: detector.isSynchronized()) }
+                }
+                if synced {
+                    state.withLock { $0.clockSynchronised = true }
+                    logger.notice("the system clock is synchronised")
+                }
+            }
+            let (radio, synced) = state.withLock { ($0.radio, $0.clockSynchronised) }
+            let now = Date()
+            panel?.setStatus(Self.status(radio: radio, clockSynchronised: synced, open: schedule?.isOpen(at: now) ?? true))
+
+            let report = await delivery.retryDue(now: now)
+            for id in report.delivered { logger.info("outbox: delivered \(id)") }
+            for entry in report.failed {
+                logger.warning("outbox: \(entry.messageID) still not accepted (attempt \(entry.attempts)): \(entry.lastError ?? "")")
+            }
+            if let problem = report.problem { logger.error("outbox: \(problem)") }
+
+            var wait = Self.tick
+            if let change = schedule?.nextChange(after: now) {
+                wait = min(wait, .milliseconds(max(Int(change.timeIntervalSince(now) * 1000), 0) + 10))
+            }
+            try? await Task.sleep(for: wait)
+        }
+    }
+
+    private static func export(_ job: ExportJob, logger: Logger, trigger: String) async {
+        guard let run = await job.runIfIdle() else {
+            logger.notice("\(trigger): an export is already running; ignored")
+            return
+        }
+        if let problem = run.problem { logger.error("\(trigger): \(problem)") }
+        for (target, result) in run.results {
+            switch result {
+            case .delivered(let text): logger.info("\(trigger): \(target.rawValue): \(text)")
+            case .queued(let text): logger.warning("\(trigger): \(target.rawValue): \(text)")
+            case .failed(let text): logger.error("\(trigger): \(target.rawValue): \(text)")
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import Testing
+import VenueDiary
+import VenueNode
+@testable import Appliance
+
+/// The hooks `venue-beacon run` calls, against a test notify socket and fake GPIO.
+@Suite struct ApplianceEdgeTests {
+    func settings(_ dir: TemporaryDirectory, gpio: Bool) throws -> Settings {
+        try FileManager.default.createDirectory(atPath: dir.file("usb"), withIntermediateDirectories: true)
+        return try Settings.parse(SettingsTests.minimal + """
+
+            [diary]
+            path = "\(dir.file("diary.sqlite"))"
+            [export]
+            outbox = "\(dir.file("outbox"))"
+            directory = "\(dir.file("usb"))"
+            require_mount = false
+            [gpio]
+            enabled = \(gpio)
+            chip = "gpiochip0"
+            status_led = "GPIO17"
+            activity_led = "GPIO27"
+            export_led = "GPIO22"
+            button = "GPIO23"
+            """, file: "t")
+    }
+
+    func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    @Test func statusLEDStates() {
+        #expect(ApplianceEdge.status(radio: .running, clockSynchronised: true, open: true) == .running)
+        #expect(ApplianceEdge.status(radio: .running, clockSynchronised: false, open: true) == .waitingForClockSync)
+        #expect(ApplianceEdge.status(radio: .partial(advertising: false, scanning: true), clockSynchronised: true, open: true) == .running)
+        #expect(ApplianceEdge.status(radio: .starting, clockSynchronised: true, open: true) == .starting)
+        #expect(ApplianceEdge.status(radio: .unavailable("gone"), clockSynchronised: true, open: true) == .bluetoothUnavailable)
+        #expect(ApplianceEdge.status(radio: .running, clockSynchronised: true, open: false) == .closed)
+    }
+
+    @Test func notifyHooksSendReadyStatusRateLimitedWatchdogAndStopping() async throws {
+        let dir = TemporaryDirectory("edge")
+        let socket = try NotifySocket(dir.file("notify"))
+        let edge = await ApplianceEdge.start(
+            settings: try settings(dir, gpio: false), logger: Logger(label: "test"), gpio: FakeGPIO(),
+            detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }),
+            environment: ["NOTIFY_SOCKET": socket.name, "WATCHDOG_USEC": "30000000"])
+        edge.hooks.ready()
+        #expect(socket.receive() == "READY=1")
+        edge.hooks.watchdog()
+        edge.hooks.watchdog()  // within 15 s of the first: not sent
+        edge.hooks.status("advertising and scanning")
+        #expect(socket.receive() == "WATCHDOG=1")
+        #expect(socket.receive() == "STATUS=advertising and scanning")
+        edge.hooks.stopping()
+        #expect(socket.receive() == "STOPPING=1")
+    }
+
+    @Test func ledsButtonExportAndClockSync() async throws {
+        let dir = TemporaryDirectory("edge")
+        let gpio = FakeGPIO()
+        let settings = try settings(dir, gpio: true)
+        _ = try DiaryStore(path: settings.diary.path)  // an empty diary to export
+        let edge = await ApplianceEdge.start(
+            settings: settings, logger: Logger(label: "test"), gpio: gpio,
+            detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }), environment: [:])
+        #expect(!edge.hooks.clockSynchronised())  // not yet looked at
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await edge.run() }
+            #expect(await eventually { edge.hooks.clockSynchronised() })
+            edge.hooks.radio(.running)
+            #expect(await eventually { gpio.level("GPIO17") == true })  // steady: running and synced
+
+            let visit = Visit(kind: .herald, payload: [0x30], checkIn: 0, lastSeen: 130, checkOut: nil, samples: 3, rssiMax: -50, rssiSum: -160)
+            var tracker = PresenceTracker(settings: settings.diarySettings)
+            let key = tracker.key(for: .herald, payload: [0x30])
+            edge.hooks.visits([VisitChange(event: .checkedIn, key: key, visit: visit)])
+            #expect(await eventually { gpio.state.withLock { s in s.changes.contains { $0.line == "GPIO27" && $0.on } } })
+
+            // The button exports the (empty) diary's share window into the directory.
+            gpio.push(pressed: true)
+            #expect(await eventually { ((try? FileManager.default.contentsOfDirectory(atPath: dir.file("usb"))) ?? []).count == 1 })
+            gpio.push(pressed: false)
+            group.cancelAll()
+        }
+        edge.shutdown()
+        #expect(await eventually { gpio.state.withLock { $0.closed } })
+    }
+}
