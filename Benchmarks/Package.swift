@@ -23,6 +23,25 @@ let package = Package(
         .executableTarget(
             name: "air-bench",
             dependencies: [.product(name: "BLEHost", package: "venue-beacon"), .product(name: "Simulation", package: "venue-beacon")]),
+        // Deterministic advertising corpus and captures (shared by the advert benchmarks).
+        .target(name: "AdvertCorpus", dependencies: [.product(name: "BLEHost", package: "venue-beacon")]),
+        .executableTarget(name: "capture-gen", dependencies: ["AdvertCorpus"]),
+        // Issue 3's decode rate and issue 6's pipeline from a recorded capture, beside the peer.
+        .executableTarget(
+            name: "capture-bench",
+            dependencies: [
+                "AdvertCorpus", .product(name: "BLEHost", package: "venue-beacon"),
+                .product(name: "Herald", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon"),
+            ]),
+        .executableTarget(
+            name: "link-memory", dependencies: ["AdvertCorpus", "HeapStats", .product(name: "BLEHost", package: "venue-beacon")]),
+        // glibc's mallinfo2 (not in Swift's Glibc module).
+        .target(name: "HeapStats"),
+        .executableTarget(
+            name: "disk-bench",
+            dependencies: [
+                "AdvertCorpus", .product(name: "Herald", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

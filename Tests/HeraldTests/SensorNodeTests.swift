@@ -485,6 +485,17 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         #expect(h.tick(3).isEmpty)
     }
 
+    @Test func aPayloadCarriedByTwoTargetsIsSharedOnce() throws {
+        var h = NodeHarness()
+        let (a, _) = try twoIPhones(&h)
+        // B's phone seen again at a new address (a new target) and read again: the same payload.
+        let again = try #require(h.advert(3, .apple, at: 2).detects.first)
+        _ = h.tick(2)
+        _ = h.read(again.id, services: .iPhone, payload: phone2, at: 3)
+        for n: UInt64 in 1...3 { _ = h.advert(n, .apple, at: 4) }
+        #expect(h.node.sharingData(for: try #require(h.node.table[a.id]), now: 4) == phone2)
+    }
+
     @Test func manyPayloadsRotateThroughWrites() throws {
         var h = NodeHarness()
         var ids = [TargetID]()

@@ -15,9 +15,13 @@ public struct ByteReader: Sendable {
 
     @inlinable
     mutating func require(_ count: Int, _ field: StaticString) throws(DecodeError) {
-        if bytes.count < count {
-            throw DecodeError(.truncated, field: field, detail: "needs \(count) bytes, \(bytes.count) left")
-        }
+        // The check is inlined into every read; building the error (string formatting) is not.
+        if bytes.count < count { throw Self.shortfall(count, field, left: bytes.count) }
+    }
+
+    @usableFromInline
+    static func shortfall(_ count: Int, _ field: StaticString, left: Int) -> DecodeError {
+        DecodeError(.truncated, field: field, detail: "needs \(count) bytes, \(left) left")
     }
 
     @inlinable
@@ -93,7 +97,7 @@ public struct ByteReader: Sendable {
     @inlinable
     public mutating func readRest() -> ArraySlice<UInt8> {
         let slice = bytes
-        bytes = bytes.suffix(0)
+        bytes = bytes[bytes.endIndex...]
         return slice
     }
 

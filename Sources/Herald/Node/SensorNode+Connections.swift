@@ -16,7 +16,7 @@ extension SensorNode {
         }
         for id in forget { table.remove(id) }
         counters.targetsForgotten += forget.count
-        recentIPhonePayloads = recentIPhonePayloads.filter { now - $0.value <= configuration.payloadSharingExpiry }
+        recentIPhonePayloads = recentIPhonePayloads.filter { now - $0.value.seen <= configuration.payloadSharingExpiry }
 
         guard !candidates.isEmpty else { return }
         candidates.sort { ($0.priority, $0.since, $0.id) < ($1.priority, $1.since, $1.id) }
@@ -161,7 +161,7 @@ extension SensorNode {
             return
         }
         if record.session?.phase == .discovering { table[id]?.session?.succeeded = true }
-        if let data = sharingData(for: record, now: now), sharingDue(record, now: now) {
+        if sharingDue(record, now: now), let data = sharingData(for: record, now: now) {
             step(id, to: .sharing, now: now, into: &actions, .writeSignal(record.target, .payloadSharing(rssi: Int16(clamping: record.lastRSSI ?? 0), payloads: data)))
             return
         }

@@ -4,10 +4,16 @@
 extension SensorNode {
     /// Whether a share to this target is due: it is a confirmed iPhone whose payload the node
     /// knows, it was not shared with in the sharing interval, and there is something to share.
+    /// Asked for every iPhone on every tick, so it only looks for one payload to share.
     func sharingDue(_ record: TargetRecord, now: Double) -> Bool {
-        guard configuration.payloadSharing, record.isIPhone, record.payload != nil else { return false }
+        guard configuration.payloadSharing, record.isIPhone, let own = record.payload?.bytes, !own.isEmpty else { return false }
         if let last = record.lastSharedAt, now - last < configuration.payloadSharingInterval { return false }
-        return sharingData(for: record, now: now) != nil
+        return recentIPhonePayloads.values.contains { shareable($0, now: now, own: own) }
+    }
+
+    /// A recent iPhone payload that can go to a phone whose own payload is `own`.
+    private func shareable(_ recent: RecentPayload, now: Double, own: [UInt8]) -> Bool {
+        now - recent.seen <= configuration.payloadSharingExpiry && recent.bytes.count == own.count && recent.bytes != own
     }
 
     /// The concatenated payloads to share with a target: other iPhones seen within the sharing
@@ -16,14 +22,12 @@ extension SensorNode {
     /// all fit. Nil when there is nothing to share.
     func sharingData(for record: TargetRecord, now: Double) -> [UInt8]? {
         guard configuration.payloadSharing, let own = record.payload?.bytes, !own.isEmpty else { return nil }
-        var candidates = [[UInt8]]()
-        for (payload, seen) in recentIPhonePayloads
-        where now - seen <= configuration.payloadSharingExpiry && payload.count == own.count && payload != own {
-            candidates.append(payload)
-        }
+        var candidates = recentIPhonePayloads.values.filter { shareable($0, now: now, own: own) }.map(\.bytes)
         guard !candidates.isEmpty else { return nil }
-        // A stable order, so that rounds walk through all of them.
+        // A stable order, so that rounds walk through all of them; two targets can carry one
+        // payload (a phone seen again at a new address): share it once.
         candidates.sort { $0.lexicographicallyPrecedes($1) }
+        candidates = candidates.enumerated().filter { $0.offset == 0 || candidates[$0.offset - 1] != $0.element }.map(\.element)
         let perWrite = max(1, SharedPayloads.maximumConcatenatedBytes / own.count)
         var chosen = candidates
         if candidates.count > perWrite {

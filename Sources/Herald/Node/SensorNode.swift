@@ -10,8 +10,14 @@ import BLEHost
 public struct SensorNode: Sendable {
     public let configuration: NodeConfiguration
     var table = TargetTable()
-    /// Payloads of confirmed iPhones and when each was last seen: what the node shares.
-    var recentIPhonePayloads: [[UInt8]: Double] = [:]
+    /// Payloads of confirmed iPhones and when each was last seen, by target (hashing a target id
+    /// per measurement, not its payload): what the node shares.
+    var recentIPhonePayloads: [TargetID: RecentPayload] = [:]
+
+    struct RecentPayload: Sendable {
+        var bytes: [UInt8]
+        var seen: Double
+    }
     /// Sessions still connecting, and all sessions (connecting included).
     var attempts = 0
     var sessions = 0
@@ -52,18 +58,16 @@ public struct SensorNode: Sendable {
             id = findOrInsert(sighting, pseudo: nil, source: .openTrace, now: now, into: &actions)
         case .gaen(let advert):
             id = findOrInsert(sighting, pseudo: nil, source: .advert, now: now, into: &actions)
-            if !Self.same(table[id]?.payload, kind: .gaen, advert) {
+            if table.update(id, { Self.same($0.payload, kind: .gaen, advert) }) != true {
                 learn(SensorPayload(kind: .gaen, bytes: advert.rpi), for: id, now: now, into: &actions)
             }
         case .advertProtocol(let data):
             id = findOrInsert(sighting, pseudo: nil, source: .advert, now: now, into: &actions)
-            if !Self.same(table[id]?.payload, kind: .advert, data) {
+            if table.update(id, { Self.same($0.payload, kind: .advert, data) }) != true {
                 learn(SensorPayload(kind: .advert, bytes: Array(data)), for: id, now: now, into: &actions)
             }
         }
-        table[id]?.lastSeen = now
-        if let connectable = sighting.connectable { table[id]?.connectable = connectable }
-        measure(id, rssi: sighting.rssi, now: now, into: &actions)
+        measure(id, rssi: sighting.rssi, now: now, connectable: sighting.connectable, into: &actions)
     }
 
     private mutating func findOrInsert(
@@ -72,7 +76,7 @@ public struct SensorNode: Sendable {
         if let id = table.find(address: sighting.address, addressType: sighting.addressType, pseudo: pseudo) {
             // What a device shows can only make it more certain: an Apple device that shows the
             // Herald service is Herald; a Herald phone's scan response does not make it "Apple".
-            if let current = table[id]?.source, current < source { table[id]?.source = source }
+            table.update(id) { if $0.source < source { $0.source = source } }
             return id
         }
         let id = table.insert(address: sighting.address, addressType: sighting.addressType, pseudo: pseudo, source: source, now: now)
@@ -95,10 +99,19 @@ public struct SensorNode: Sendable {
     }
 
     /// Reports a measurement: with the payload when it is known, otherwise kept for attribution.
-    private mutating func measure(_ id: TargetID, rssi: Int?, now: Double, into actions: inout [NodeAction]) {
-        // The record is changed in place: a copy held across the change would copy its buffer.
-        guard let measured = table[id]?.measure(rssi: rssi, now: now, limit: configuration.maximumBufferedMeasurements) else { return }
-        if measured.isIPhone, let payload = measured.payload { recentIPhonePayloads[payload.bytes] = now }
+    /// An advert also says when the target was last seen and (unless a scan response) whether it
+    /// accepts connections; one in-place update of the record does all of it.
+    private mutating func measure(_ id: TargetID, rssi: Int?, now: Double, connectable: Bool? = nil, into actions: inout [NodeAction]) {
+        let limit = configuration.maximumBufferedMeasurements
+        let measured = table.update(id) { record in
+            record.lastSeen = now
+            if let connectable { record.connectable = connectable }
+            return record.measure(rssi: rssi, now: now, limit: limit)
+        }
+        guard let measured = measured ?? nil else { return }
+        if measured.isIPhone, let payload = measured.payload {
+            recentIPhonePayloads[measured.target.id] = RecentPayload(bytes: payload.bytes, seen: now)
+        }
         actions.append(.event(.measure(measured.target, rssi: rssi, payload: measured.payload, time: now)))
     }
 

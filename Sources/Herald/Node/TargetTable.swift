@@ -15,6 +15,14 @@ struct TargetTable: Sendable {
         _modify { yield &records[id] }
     }
 
+    /// Changes a record in place with one lookup (per advert this is the hot path: reading
+    /// through ``subscript(_:)`` copies the whole record, and each optional-chained write looks
+    /// the target up again).
+    mutating func update<R>(_ id: TargetID, _ body: (inout TargetRecord) -> R) -> R? {
+        guard let index = records.index(forKey: id) else { return nil }
+        return body(&records.values[index])
+    }
+
     func id(address: BluetoothAddress) -> TargetID? { byAddress[address] }
 
     /// The target seen at this address or with this pseudo address. A target found by its pseudo

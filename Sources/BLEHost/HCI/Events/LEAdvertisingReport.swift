@@ -51,49 +51,69 @@ public struct LEAdvertisingReport: Hashable, Sendable {
 
     /// The AD structures of ``data``.
     public var advertisingData: AdvertisingData { AdvertisingData(data) }
-
-    /// Reads one report in the sequential record layout used by controllers (and BlueZ):
-    /// event type, address type, address, data length, data, RSSI.
-    static func read(from r: inout ByteReader) throws(DecodeError) -> LEAdvertisingReport {
-        let eventType = LEAdvertisingEventType(rawValue: try r.readU8("Event_Type"))
-        let addressType = AddressType(rawValue: try r.readU8("Address_Type"))
-        let address = try r.readAddress("Address")
-        let length = Int(try r.readU8("Data_Length"))
-        let data = try r.readBytes(length, "Data")
-        let rssi = try r.readI8("RSSI")
-        return LEAdvertisingReport(eventType: eventType, addressType: addressType, address: address, data: data, rawRSSI: rssi)
-    }
 }
 
 /// The reports of one LE Advertising Report event (subevent 0x02). Validated when decoded;
 /// iterating it allocates nothing: each report's data is a slice of the event.
+///
+/// This runs for every report the controller delivers (thousands a second in a crowd), so both
+/// validation and iteration work on indices over the event's bytes: validation only walks the
+/// records by their lengths, and iteration reads the validated fields directly.
 public struct LEAdvertisingReports: Hashable, Sendable, Sequence {
     /// Num_Reports as the event states it (and as validated).
     public let count: Int
     /// The report records after Num_Reports.
     public let records: ArraySlice<UInt8>
 
+    /// Bytes of a record without its data: event type, address type, address (6), data length, RSSI.
+    static let recordOverhead = 10
+
     /// Throws if a report is truncated or bytes are left after the stated number of reports.
     public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
         var r = ByteReader(parameters)
         count = Int(try r.readU8("Num_Reports"))
         records = r.bytes
-        for _ in 0..<count { _ = try LEAdvertisingReport.read(from: &r) }
-        try r.expectEnd("advertising reports")
-    }
-
-    public struct Iterator: IteratorProtocol {
-        var reader: ByteReader
-        var left: Int
-
-        public mutating func next() -> LEAdvertisingReport? {
-            guard left > 0, let report = try? LEAdvertisingReport.read(from: &reader) else { return nil }
-            left -= 1
-            return report
+        var i = records.startIndex
+        let end = records.endIndex
+        for _ in 0..<count {
+            guard end - i >= Self.recordOverhead else {
+                throw DecodeError(.truncated, field: "advertising report", detail: "needs \(Self.recordOverhead) bytes, \(end - i) left")
+            }
+            let next = i + Self.recordOverhead + Int(records[i + 8])
+            guard next <= end else {
+                throw DecodeError(.truncated, field: "Data", detail: "needs \(records[i + 8]) bytes and RSSI, \(end - i - 9) left")
+            }
+            i = next
+        }
+        if i != end {
+            throw DecodeError(.lengthMismatch, field: "advertising reports", detail: "\(end - i) unexpected trailing bytes")
         }
     }
 
-    public func makeIterator() -> Iterator { Iterator(reader: ByteReader(records), left: count) }
+    public struct Iterator: IteratorProtocol {
+        let records: ArraySlice<UInt8>
+        var position: Int
+        var left: Int
+
+        public mutating func next() -> LEAdvertisingReport? {
+            let i = position
+            // The records were validated; the guard only keeps a hand-built value from trapping.
+            guard left > 0, records.endIndex - i >= LEAdvertisingReports.recordOverhead else { return nil }
+            let length = Int(records[i + 8])
+            let dataEnd = i + 9 + length
+            guard dataEnd < records.endIndex else { return nil }
+            var address: UInt64 = 0
+            for k in (0..<6).reversed() { address = address << 8 | UInt64(records[i + 2 + k]) }
+            left -= 1
+            position = dataEnd + 1
+            return LEAdvertisingReport(
+                eventType: LEAdvertisingEventType(rawValue: records[i]), addressType: AddressType(rawValue: records[i + 1]),
+                address: BluetoothAddress(rawValue: address), data: records[(i + 9)..<dataEnd],
+                rawRSSI: Int8(bitPattern: records[dataEnd]))
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(records: records, position: records.startIndex, left: count) }
     public var underestimatedCount: Int { count }
 }
 
