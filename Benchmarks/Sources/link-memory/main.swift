@@ -1,12 +1,13 @@
-// link-memory: bytes held per link by the host's per-link state (issue 3): the link's
-// GATTConnection (ATT bearer, GATT server state, client procedures), kept by connection handle as
-// the runtime keeps it, and the link's entry in the ACL reassembler.
+// link-memory: bytes held per link by the host's per-link state (issue 3): LinkDataPath, which
+// keeps per connection handle the link's GATTConnection (ATT bearer, GATT server state, client
+// procedures), its ACL flow-control credits and queue, and its entry in the ACL reassembler.
 //
-// `--links N` (10,000) links are created in-process, each brought to a realistic state: the peer
-// exchanged MTUs (517) and subscribed to a notifying characteristic (CCCD written); then, in a
-// second step, each link gets a half-built 200-byte L2CAP frame in the reassembler (a long write
-// in flight). Measured per step: heap bytes in use (glibc mallinfo2) and resident set
-// size (/proc/self/statm), as deltas divided by N; plus the inline size of a GATTConnection.
+// `--links N` (3,800: ACL handles are 12 bits, so one data path holds at most 0xF00 links) links
+// are opened in one LinkDataPath, and each is brought to a realistic state through real ACL
+// packets: the peer exchanges MTUs (517) and subscribes to a notifying characteristic (CCCD write);
+// the controller returns the credits of our responses (Number Of Completed Packets). Then each
+// link gets a half-built 200-byte L2CAP frame (a long write in flight). Measured per step: heap
+// bytes in use (glibc mallinfo2) and resident set size (/proc/self/statm), as deltas divided by N.
 //
 // Usage: link-memory [--links N]
 import AdvertCorpus
@@ -41,32 +42,46 @@ guard let cccd = database.attributes.first(where: { $0.type == BluetoothUUID(0x2
 }
 let now = ContinuousClock.now
 
+/// One ACL packet from the peer carrying `pdu` on the ATT channel, or its first `cut` bytes.
+func acl(_ handle: UInt16, att pdu: [UInt8], announcing length: Int? = nil) -> [UInt8] {
+    let l2capLength = length ?? pdu.count
+    var body: [UInt8] = []
+    body.appendLE16(handle | 0b10 << 12)  // first automatically flushable fragment
+    body.appendLE16(UInt16(4 + pdu.count))
+    body.appendLE16(UInt16(l2capLength))
+    body.appendLE16(0x0004)
+    body += pdu
+    return body
+}
+
 let heap0 = heapInUse(), rss0 = residentBytes()
-var links: [UInt16: GATTConnection] = [:]
+var path = LinkDataPath(aclDataLength: 251, aclBufferCount: 8)
 var subscribed = 0
 for k in 0..<count {
-    var connection = GATTConnection(link: UInt16(k))
-    _ = connection.receive([0x02, 0x05, 0x02][...], database: database, now: now)  // Exchange MTU Request, 517
-    let actions = connection.receive([0x12, UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x01, 0x00][...], database: database, now: now)
-    if actions.contains(where: { if case .subscriptionChanged = $0 { return true } else { return false } }) { subscribed += 1 }
-    links[UInt16(k)] = connection  // keyed as the runtime keys links (real handles stop at 0x0EFF)
+    let handle = UInt16(k)
+    path.opened(HostLink(handle: handle, peerAddress: BluetoothAddress(rawValue: 0x4000_0000_0000 | UInt64(k)), peerAddressType: .random, role: .peripheral))
+    var sent = 0
+    for pdu in [[0x02, 0x05, 0x02], [0x12, UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x01, 0x00]] as [[UInt8]] {
+        for output in path.receive(acl: acl(handle, att: pdu), database: database, validateWrite: { _ in nil }, now: now) {
+            if case .send = output { sent += 1 }
+            if case .event(.subscriptionChanged) = output { subscribed += 1 }
+        }
+    }
+    _ = path.completed(sent, handle: handle)
 }
 let heap1 = heapInUse(), rss1 = residentBytes()
 
-var reassembler = ACLReassembler(maximumPayloadLength: 1024)
-var incomplete = 0
+var building = 0
 for k in 0..<count {
-    // First fragment of a 200-byte ATT PDU on CID 4: L2CAP length 200, then 23 bytes of it.
-    var data: [UInt8] = [200, 0, 0x04, 0x00, 0x12]
-    data += [UInt8](repeating: 0xAB, count: 22)
-    let packet = ACLPacket(header: ACLHeader(handle: UInt16(k), boundary: ACLPacketBoundary(rawValue: 0b10), length: UInt16(data.count)), data: data[...])
-    if case .incomplete = reassembler.receive(packet) { incomplete += 1 }
+    // First fragment of a 200-byte ATT Write Request: 23 bytes of it.
+    _ = path.receive(acl: acl(UInt16(k), att: [0x12, 0x0C, 0x00] + [UInt8](repeating: 0xAB, count: 20), announcing: 200), database: database, validateWrite: { _ in nil }, now: now)
+    if path.reassemblyCounters == ACLReassembler.Counters() { building += 1 }
 }
 let heap2 = heapInUse(), rss2 = residentBytes()
 
-let mtu = links.values.first?.mtu ?? 0
-print("link-memory: \(grouped(count)) links (MTU \(mtu), \(grouped(subscribed)) subscribed, \(grouped(incomplete)) with a half-built frame)")
-print("GATTConnection inline size \(MemoryLayout<GATTConnection>.size) bytes (stride \(MemoryLayout<GATTConnection>.stride))")
+let open = path.openLinks.count
+print("link-memory: \(grouped(count)) links open (\(grouped(subscribed)) subscribed after an MTU exchange to 517, \(grouped(building)) with a half-built frame, \(path.counters.unknownHandle + path.counters.malformedACL) packets refused)")
+print("GATTConnection inline size \(MemoryLayout<GATTConnection>.size) bytes")
 print("per link, idle after MTU exchange + CCCD write: heap \(grouped((heap1 - heap0) / count)) bytes, RSS \(grouped((rss1 - rss0) / count)) bytes")
 print("per link, + half-built 200-byte L2CAP frame:     heap \(grouped((heap2 - heap1) / count)) bytes more, RSS \(grouped((rss2 - rss1) / count)) bytes more")
-print("total for \(grouped(count)) links: heap \(grouped(heap2 - heap0)) bytes, RSS \(grouped(rss2 - rss0)) bytes")
+print("total: heap \(grouped((heap2 - heap0) / count)) bytes per link, RSS \(grouped((rss2 - rss0) / count)) bytes per link (\(grouped(open)) links)")
