@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "BLEHost"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "BLEHost", "BLETransport"]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
