@@ -30,6 +30,9 @@ import Testing
             presence: [PresenceSegment(start: start, end: end, path: .fixed(metres))], seed: UInt64(90 + id))
     }
 
+    /// What the node advertises: flags and the Herald service.
+    static let heraldAdvert = try! AdvertisingPayload([0x02, 0x01, 0x06, 0x03, 0x03, 0xF6, 0xFC])
+
     static let noFailures = AirConfiguration(radio: RadioModel(advertLoss: 0.1), connectionFailure: 0, phonesReadVenue: false)
 
     @Test func theControllerAnswersTheInitSequence() throws {
@@ -240,6 +243,15 @@ import Testing
         #expect(c.status == .unknownConnectionIdentifier)
     }
 
+    @Test func anInitiatorLookingForAPublicAddressNeverFindsARandomOne() {
+        let phone = Self.phone(0, .heraldAndroid, from: 0, to: 100)
+        var host = ScriptedHost(Air(truth: Self.truth([phone]), configuration: Self.noFailures))
+        host.initialise()
+        #expect(host.status(LECreateConnection(peerAddress: phone.rotation.address(at: 1), peerAddressType: .public)) == .success)
+        host.run(until: 20)
+        #expect(host.air.counters.connectionsEstablished == 0 && host.air.controller.initiating != nil)
+    }
+
     @Test func connectionsFailAtTheConfiguredRate() {
         let phone = Self.phone(0, .heraldAndroid, from: 0, to: 10_000)
         var config = AirConfiguration(connectionFailure: 0.3)
@@ -285,8 +297,14 @@ import Testing
         let writer = Self.phone(0, .heraldAndroidWriter, from: 0, to: 60)
         var host = ScriptedHost(Air(truth: Self.truth([writer]), configuration: Self.noFailures))
         host.initialise()
-        // The node advertises connectably, with its Herald service and signal characteristic.
+        // Connectable advertising without the Herald service attracts nobody.
         _ = host.command(LESetAdvertisingParameters())
+        _ = host.command(LESetAdvertisingEnable(true))
+        host.run(until: 10)
+        #expect(host.air.counters.phoneSessions == 0)
+        // The node advertises its Herald service, and serves its signal characteristic.
+        _ = host.command(LESetAdvertisingEnable(false))
+        _ = host.command(LESetAdvertisingData(Self.heraldAdvert))
         _ = host.command(LESetAdvertisingEnable(true))
         let node = try GATTDatabase(
             deviceName: "venue",
@@ -335,6 +353,7 @@ import Testing
         var host = ScriptedHost(Air(truth: Self.truth(phones), configuration: config))
         host.initialise()
         _ = host.command(LESetAdvertisingParameters())
+        _ = host.command(LESetAdvertisingData(Self.heraldAdvert))
         _ = host.command(LESetAdvertisingEnable(true))
         let venue: [UInt8] = [0x30, 0x3A, 0x03, 0x04, 0x00, 0xF3, 0xE0, 0x01, 0x00]
         let node = try GATTDatabase(

@@ -1,4 +1,5 @@
 import BLEHost
+import Herald
 
 /// The node controller's state, as the host's commands set it.
 struct ControllerState: Sendable {
@@ -16,6 +17,16 @@ struct ControllerState: Sendable {
 
     /// Advertising that a phone can connect to.
     var isConnectableAdvertising: Bool { advertisingEnabled && advertising.type.isConnectable }
+
+    /// Connectable advertising that shows the Herald service (current or legacy), in the advert
+    /// or the scan response: what makes a Herald phone connect.
+    var advertisesHerald: Bool {
+        guard isConnectableAdvertising else { return false }
+        return [advertisingData, scanResponse].contains { payload in
+            let uuids = AdvertisingData(payload.bytes[...]).serviceUUIDs
+            return uuids.contains(HeraldUUIDs.service) || uuids.contains(HeraldUUIDs.legacyService)
+        }
+    }
 }
 
 extension Air {

@@ -219,7 +219,7 @@ extension Air {
             scheduleCentralArrival(device, after: now)
             return
         }
-        guard controller.isConnectableAdvertising else {
+        guard controller.advertisesHerald else {
             schedule(.centralWakes(device: device), at: now + 1)
             return
         }
@@ -232,7 +232,7 @@ extension Air {
 
     mutating func centralConnects(_ device: Int) {
         guard var central = centrals[device], central.handle == nil else { return }
-        guard stayIndex(device) != nil, controller.isConnectableAdvertising else {
+        guard stayIndex(device) != nil, controller.advertisesHerald else {
             schedule(.centralWakes(device: device), at: now + 1)
             return
         }

@@ -156,7 +156,11 @@ public struct Air: Sendable {
     private mutating func heard(_ advert: ReceivedAdvert) {
         counters.advertsHeard += 1
         let device = truth.devices[advert.device]
-        if let initiating = controller.initiating, initiating.peerAddress == advert.address, device.isConnectable {
+        // Simulated devices all use random addresses: an initiator looking for a public one
+        // never matches them.
+        if let initiating = controller.initiating, initiating.peerAddress == advert.address,
+            initiating.peerAddressType == .random, device.isConnectable
+        {
             connect(as: .central, to: advert.device, address: advert.address, parameters: initiating.connection)
             return
         }
