@@ -33,7 +33,7 @@ import Testing
     /// What the node advertises: flags and the Herald service.
     static let heraldAdvert = try! AdvertisingPayload([0x02, 0x01, 0x06, 0x03, 0x03, 0xF6, 0xFC])
 
-    static let noFailures = AirConfiguration(radio: RadioModel(advertLoss: 0.1), connectionFailure: 0, phonesReadVenue: false)
+    static let noFailures = AirConfiguration(radio: RadioModel(advertLoss: 0.1), connectionFailure: 0, phonesReadVenue: false, parameterRequestChance: 0)
 
     @Test func theControllerAnswersTheInitSequence() throws {
         var host = ScriptedHost(Air(truth: Self.truth([])))
@@ -273,6 +273,39 @@ import Testing
             }
         }
         #expect(failed > 40 && failed < 80)
+    }
+
+    @Test func aPhoneAsksForOtherParametersAndTheHostsResponderAnswers() throws {
+        let phone = Self.phone(0, .heraldAndroid, from: 0, to: 300)
+        var config = Self.noFailures
+        config.parameterRequestChance = 1
+        var host = ScriptedHost(Air(truth: Self.truth([phone]), configuration: config))
+        host.initialise()
+        host.run(until: 2)
+        let handle = try #require(Self.connect(&host, to: phone))
+        host.run(until: host.air.now + 2)
+        var reassembler = ACLReassembler()
+        let frames = host.acl.compactMap { entry -> L2CAPFrame? in
+            if case .frame(let f) = reassembler.receive(entry.packet) { return f }
+            return nil
+        }
+        let request = try #require(frames.first { $0.channel == .leSignalling })
+        let response = L2CAPSignallingResponder.respond(to: request.payload, role: .central)
+        let reply = try #require(response.reply)
+        let update = try #require(response.connectionUpdate)
+        for fragment in ACLFragmenter.fragment(handle: handle, channel: .leSignalling, payload: reply, maximumDataLength: 27) {
+            host.air.send(H4Packet(type: .acl, body: Array(fragment.dropFirst())))
+        }
+        #expect(host.status(LEConnectionUpdate(handle: handle, parameters: update)) == .success)
+        let updated = host.wait(until: host.air.now + 2) {
+            if case .le(.connectionUpdateComplete) = $0 { return true } else { return false }
+        }
+        guard case .le(.connectionUpdateComplete(let u))? = updated?.event else {
+            Issue.record("no LE Connection Update Complete")
+            return
+        }
+        #expect(u.handle == handle && u.interval == update.intervalMax)
+        #expect(host.air.counters.parameterRequests == 1 && host.air.counters.parameterResponses == 1)
     }
 
     @Test func aLinkEndsWhenThePhoneWalksAway() throws {

@@ -67,6 +67,9 @@ extension Air {
             return
         }
         let handle = openLink(role: role, device: device, interval: Double(parameters.intervalMax) * 0.001_25)
+        if let link = links[handle], random.chance(configuration.parameterRequestChance) {
+            schedule(.phoneRequestsParameters(handle: handle, generation: link.generation), at: now + random.uniform(0.1, 1))
+        }
         connectionComplete(
             LEConnectionComplete(
                 status: .success, handle: handle, role: role, peerAddressType: .random, peerAddress: address,
@@ -127,6 +130,8 @@ extension Air {
         var actions: [GATTConnection.Action] = []
         if frame.channel == .att, let database = database(for: link.device) {
             actions = link.gatt.receive(frame.payload, database: database, now: instant(now))
+        } else if frame.channel == .leSignalling, case .connectionParameterUpdateResponse? = try? L2CAPSignal(decoding: frame.payload) {
+            counters.parameterResponses += 1
         }
         links[handle] = link
         phoneActions(actions, on: handle)
@@ -182,6 +187,22 @@ extension Air {
             case .subscriptionChanged, .notification, .indication:
                 break
             }
+        }
+    }
+
+    /// The phone asks the node (its central) for a longer connection interval.
+    mutating func requestParameters(on handle: UInt16) {
+        guard var link = links[handle] else { return }
+        counters.parameterRequests += 1
+        let request = L2CAPSignal.connectionParameterUpdateRequest(
+            identifier: 1, LEConnectionParameters(intervalMin: 24, intervalMax: 40, latency: 0, supervisionTimeout: 500))
+        let at = max(now + link.interval, link.toHostAt)
+        link.toHostAt = at
+        links[handle] = link
+        for fragment in ACLFragmenter.fragment(
+            handle: handle, channel: .leSignalling, payload: request.encoded, maximumDataLength: Int(configuration.aclDataLength))
+        {
+            schedule(.aclToHost(handle: handle, generation: link.generation, packet: Self.fromController(fragment)), at: at)
         }
     }
 

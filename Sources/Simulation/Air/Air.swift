@@ -60,6 +60,7 @@ public struct Air: Sendable {
         case aclToHost(handle: UInt16, generation: UInt32, packet: H4Packet)
         case linkLost(handle: UInt16, generation: UInt32)
         case phoneDisconnects(handle: UInt16, generation: UInt32)
+        case phoneRequestsParameters(handle: UInt16, generation: UInt32)
         case centralWakes(device: Int)
         case centralConnects(device: Int)
     }
@@ -144,6 +145,9 @@ public struct Air: Sendable {
         case .phoneDisconnects(let handle, let generation):
             guard links[handle]?.generation == generation else { return }
             endLink(handle, reason: .remoteUserTerminated)
+        case .phoneRequestsParameters(let handle, let generation):
+            guard links[handle]?.generation == generation else { return }
+            requestParameters(on: handle)
         case .centralWakes(let device):
             centralWakes(device)
         case .centralConnects(let device):

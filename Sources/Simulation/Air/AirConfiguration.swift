@@ -20,12 +20,15 @@ public struct AirConfiguration: Sendable, Equatable {
     /// Herald phones connect to the node once per stay to read the venue's payload (what makes
     /// them log the check-in), as Herald does with any Herald device it finds.
     public var phonesReadVenue: Bool
+    /// Chance that a phone the node connects to asks for other connection parameters (an L2CAP
+    /// Connection Parameter Update Request), as Android phones often do.
+    public var parameterRequestChance: Double
 
     public init(
         radio: RadioModel = RadioModel(), nodeAddress: BluetoothAddress = BluetoothAddress(rawValue: 0xB827_EB00_0001),
         aclDataLength: UInt16 = 27, aclPacketCount: UInt8 = 4, connectionFailure: Double = 0.05,
         reportBatchWindow: Double = 0.010, supervisionTimeout: Double = 5, writerPayloadInterval: Double = 300,
-        phonesReadVenue: Bool = true
+        phonesReadVenue: Bool = true, parameterRequestChance: Double = 0.3
     ) {
         self.radio = radio
         self.nodeAddress = nodeAddress
@@ -36,6 +39,7 @@ public struct AirConfiguration: Sendable, Equatable {
         self.supervisionTimeout = supervisionTimeout
         self.writerPayloadInterval = writerPayloadInterval
         self.phonesReadVenue = phonesReadVenue
+        self.parameterRequestChance = parameterRequestChance
     }
 }
 
@@ -61,4 +65,7 @@ public struct AirCounters: Sendable, Equatable {
     /// venue payload reads that completed.
     public var phoneSessions = 0
     public var venueReads = 0
+    /// Connection Parameter Update Requests phones sent, and the responses they got.
+    public var parameterRequests = 0
+    public var parameterResponses = 0
 }
