@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
         .target(name: "Herald", dependencies: ["BLEHost"]),
         .target(name: "VenueDiary", dependencies: [grdb]),
-        .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary"]),
+        .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml]),
         .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", argumentParser, logging]),

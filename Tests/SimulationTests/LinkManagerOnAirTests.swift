@@ -131,11 +131,3 @@ import Testing
         #expect(h.air.counters.commandsRefused == 0)
     }
 }
-
-extension Air {
-    /// Seconds of virtual time between two instants of the air's clock.
-    static func seconds(from base: ContinuousClock.Instant, to instant: ContinuousClock.Instant) -> Double {
-        let c = base.duration(to: instant).components
-        return Double(c.seconds) + Double(c.attoseconds) * 1e-18
-    }
-}

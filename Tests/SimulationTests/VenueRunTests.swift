@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import VenueDiary
+
+@testable import Simulation
+
+/// The venue node (host engine, node driver, Herald policy, diary pipeline) on the simulated air,
+/// judged against the truth.
+@Suite struct VenueRunTests {
+    /// Runs `truth` through the node into a fresh diary; returns the report.
+    static func run(_ truth: GroundTruth, air: AirConfiguration = AirConfiguration()) throws -> (EfficacyReport, VenueRun) {
+        let path = NSTemporaryDirectory() + "venue-run-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try DiaryStore(path: path)
+        var run = try VenueRun(truth: truth, air: air, store: store)
+        run.run(until: truth.lastDeparture + truth.configuration.checkOutSeconds + 5)
+        run.finish()
+        let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads)
+        return (report, run)
+    }
+
+    static func single(_ kind: DeviceKind, rotation: Double = 900, from start: Double = 100, to end: Double = 1000) -> GroundTruth {
+        var phone = AirTests.phone(0, kind, from: start, to: end, rotation: rotation)
+        if kind == .heraldAndroidWriter {
+            phone = SimulatedDevice(
+                id: 0, kind: kind, owner: 0, payload: phone.payload, advert: nil, advertInterval: 0, signalWriteInterval: 8,
+                rotation: phone.rotation, measuredPower: -60, presence: phone.presence, seed: phone.seed)
+        }
+        return AirTests.truth([phone])
+    }
+
+    static func expectOneGoodVisit(_ report: EfficacyReport, checkInWithin: Double = 10) {
+        #expect(report.eligibleVisits == 1)
+        #expect(report.recall == 1)
+        #expect(report.precision == 1)
+        #expect(report.splitVisits == 0 && report.phantomVisits == 0)
+        #expect((report.checkInErrorSeconds.max ?? .infinity) <= checkInWithin)
+        #expect((report.checkOutErrorSeconds.max ?? .infinity) <= 30)
+    }
+
+    @Test func aSingleAndroidPhoneIsReadAndRecorded() throws {
+        let (report, run) = try Self.run(Self.single(.heraldAndroid))
+        Self.expectOneGoodVisit(report)
+        #expect(report.payloadReads?.phonesRead == 1)
+        #expect(run.counters.checkIns == 1 && run.counters.checkOuts == 1)
+        #expect(run.counters.restarts == 0)
+    }
+
+    @Test func aPhoneRotatingItsAddressEveryFewSecondsStaysOneVisit() throws {
+        let (report, _) = try Self.run(Self.single(.heraldAndroid, rotation: 4))
+        Self.expectOneGoodVisit(report)
+    }
+
+    @Test func anIPhoneInTheBackgroundIsFoundByConnecting() throws {
+        let (report, run) = try Self.run(Self.single(.heraldIPhoneBackground))
+        Self.expectOneGoodVisit(report, checkInWithin: 15)
+        #expect(report.payloadReads?.phonesRead == 1)
+        // It read the venue's payload too.
+        #expect(run.air.counters.venueReads == 1)
+        #expect(run.air.venuePayloadRead == run.identity.payload)
+    }
+
+    @Test func anAndroidPhoneThatCannotAdvertiseIsRecordedFromItsWrites() throws {
+        // No address rotation during the stay: after one, its RSSI writes come from an unknown
+        // address until it writes its payload again (every 5 minutes), as in Herald.
+        let (report, run) = try Self.run(Self.single(.heraldAndroidWriter, rotation: 3600))
+        Self.expectOneGoodVisit(report, checkInWithin: 15)
+        #expect(run.air.counters.phoneSessions > 50)
+    }
+
+    @Test func aSmallVenueMeetsTheEfficacyGoals() throws {
+        let truth = VenueModel.generate(VenueConfiguration(visitors: 24, openingHours: 1, seed: 31))
+        let (report, run) = try Self.run(truth)
+        #expect(report.eligibleVisits >= 15)
+        #expect(report.recall >= 0.995)
+        #expect(report.splitVisits == 0)
+        #expect(report.phantomVisits == 0)
+        #expect(report.walkPastsRecorded == 0)
+        #expect(try #require(report.checkInErrorSeconds.median) <= 10)
+        #expect(try #require(report.checkInErrorSeconds.p95) <= 60)
+        #expect(run.counters.restarts == 0)
+    }
+
+    @Test func aSeedRepeatsTheRun() throws {
+        let truth = VenueModel.generate(VenueConfiguration(visitors: 6, openingHours: 0.5, seed: 8))
+        let (a, _) = try Self.run(truth)
+        let (b, _) = try Self.run(truth)
+        #expect(try a.json() == b.json())
+    }
+}
