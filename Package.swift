@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml]),
-        .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", argumentParser, logging]),
+        .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),

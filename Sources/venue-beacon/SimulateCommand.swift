@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Simulation
+import VenueDiary
+
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run the venue node on a simulated venue of virtual phones and judge its diary against the truth.",
+        discussion: """
+            Generates a venue from the seed (visitors arriving over the opening hours, walk-pasts, \
+            Herald Android phones, iPhones in the foreground and background, Android phones that \
+            can only write, GAEN phones, Apple accessories and other devices), runs the node (host, \
+            Herald policy, diary) on a simulated air with path-loss RSSI and 10 % advert loss, and \
+            writes simulated-diary.sqlite and simulated-export.csv into --data-dir. It ends with the \
+            efficacy report: visit recall and precision, split visits, phantom visits, walk-pasts \
+            recorded, check-in and check-out error. With --json the report is also one JSON object \
+            on the last line of standard output (and in efficacy.json). A seed repeats a run exactly.
+            """)
+
+    @Option(name: .long, help: "People who come in.") var visitors: Int = 100
+    @Option(name: .long, help: "Opening hours of the venue.") var hours: Double = 3
+    @Option(name: .long, help: "Fixes the venue and the radio noise.") var seed: UInt64 = 1
+    @Option(name: .long, help: ArgumentHelp("Virtual seconds per wall second, or max.", valueName: "x|max")) var speed: String = "max"
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp("Where the diary and the export go.", valueName: "dir"))
+    var dataDirectory: String = "./venue-data"
+    @Flag(name: .long, help: "End with the report as one JSON object on the last line of standard output.") var json = false
+
+    func validate() throws {
+        guard (1...100_000).contains(visitors) else { throw ValidationError("--visitors \(visitors): expected 1 to 100000") }
+        guard hours > 0, hours <= 24 else { throw ValidationError("--hours \(hours): expected more than 0 and at most 24") }
+        guard Pacing(speed) != nil else { throw ValidationError("--speed \(speed): expected a positive number or max") }
+    }
+
+    func run() async throws {
+        let venue = VenueConfiguration(visitors: visitors, openingHours: hours, seed: seed)
+        let truth = VenueModel.generate(venue)
+        let directory = URL(fileURLWithPath: dataDirectory)
+        let diaryPath = directory.appendingPathComponent("simulated-diary.sqlite").path
+        let exportPath = directory.appendingPathComponent("simulated-export.csv").path
+        let store = try reportingFailures { () throws -> DiaryStore in
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CLIFailure(message: "\(dataDirectory): cannot create the directory", status: ExitStatus.cannotCreate)
+            }
+            // A fresh diary each run: the report judges this run's visits only.
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: diaryPath + suffix) }
+            return try DiaryStore(path: diaryPath)
+        }
+
+        var run = try VenueRun(truth: truth, store: store)
+        let end = truth.lastDeparture + venue.checkOutSeconds + 5
+        let pacer = Pacer(pacing: Pacing(speed) ?? .unpaced, startVirtual: 0, startWall: .now)
+        var status = StatusLine(interactive: isatty(STDERR_FILENO) == 1)
+        while run.now < end {
+            run.run(until: min(end, run.now + 1))
+            status.show(run, end: end)
+            let wait = pacer.delay(untilVirtual: run.now, wallNow: .now)
+            if wait > .zero { try await Task.sleep(for: wait) }
+        }
+        run.finish()
+        status.done(run)
+
+        let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads)
+        try reportingFailures {
+            guard FileManager.default.createFile(atPath: exportPath, contents: nil),
+                let handle = FileHandle(forWritingAtPath: exportPath)
+            else { throw CLIFailure(message: "\(exportPath): cannot create the file", status: ExitStatus.cannotCreate) }
+            defer { try? handle.close() }
+            try DiaryExport.export(
+                .csv, from: store, window: .all, venue: VenueIdentity(country: 826, state: 4, code: 123123, name: run.identity.name),
+                generatedAt: venue.origin + run.now, to: handle)
+            let line = try report.json()
+            try Data((line + "\n").utf8).write(to: directory.appendingPathComponent("efficacy.json"))
+        }
+        Console.out(report.text)
+        Console.out("  diary \(diaryPath), export \(exportPath)")
+        if json { Console.out(try report.json()) }
+    }
+}
+
+/// The live one-line status on standard error: venue time, present, checked in, open visits,
+/// and what the radio is doing. On a terminal it redraws one line; otherwise it prints a line
+/// every half hour of venue time.
+struct StatusLine {
+    let interactive: Bool
+    private var lastShown = ContinuousClock.now - .seconds(1)
+    private var lastLoggedVenueTime = -Double.infinity
+
+    init(interactive: Bool) { self.interactive = interactive }
+
+    mutating func show(_ run: VenueRun, end: Double) {
+        if interactive {
+            guard ContinuousClock.now - lastShown >= .milliseconds(200) else { return }
+            lastShown = .now
+            FileHandle.standardError.write(Data(("\r" + text(run) + "   ").utf8))
+        } else if run.now - lastLoggedVenueTime >= 1800 {
+            lastLoggedVenueTime = run.now
+            FileHandle.standardError.write(Data((text(run) + "\n").utf8))
+        }
+    }
+
+    mutating func done(_ run: VenueRun) {
+        FileHandle.standardError.write(Data(((interactive ? "\r" : "") + text(run) + "\n").utf8))
+    }
+
+    private func text(_ run: VenueRun) -> String {
+        let t = Int(run.now)
+        let clock = String(format: "%02d:%02d:%02d", t / 3600, t % 3600 / 60, t % 60)
+        let c = run.counters
+        return "venue \(clock)  present \(run.pipeline.diary.tracker.openVisitCount)  checked in today \(c.checkIns)  "
+            + "open visits \(c.checkIns - c.checkOuts)  radio \(run.driver.condition)  links \(run.driver.linkCount)"
+    }
+}
