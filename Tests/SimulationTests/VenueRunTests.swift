@@ -81,6 +81,33 @@ import VenueDiary
         #expect(run.counters.restarts == 0)
     }
 
+    @Test func aCrowdIsAllRecordedWithinTheConnectionQuota() throws {
+        // 60 phones (Android and iPhones in the background) in range together for 20 minutes.
+        let kinds: [DeviceKind] = [.heraldAndroid, .heraldIPhoneBackground, .heraldIPhoneForeground]
+        let phones = (0..<60).map { i in
+            AirTests.phone(i, kinds[i % 3], from: Double(i % 10), to: 1200 + Double(i % 7), metres: 1 + Double(i % 9), rotation: 600)
+        }
+        let truth = AirTests.truth(phones)
+        let path = NSTemporaryDirectory() + "venue-run-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try DiaryStore(path: path)
+        var run = try VenueRun(truth: truth, store: store)
+        var mostLinks = 0
+        while run.now < 1600 {
+            run.run(until: run.now + 1)
+            mostLinks = max(mostLinks, run.air.links.count)
+        }
+        run.finish()
+        let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads)
+        #expect(report.eligibleVisits == 60)
+        #expect(report.recall == 1)
+        #expect(report.splitVisits == 0 && report.phantomVisits == 0)
+        #expect(report.payloadReads?.phonesRead == 60)
+        // The node's own links stay under its quota (8 links, one kept for phones reading the venue).
+        #expect(mostLinks <= VenueRun.NodeSetup().maxConnections)
+        #expect(run.counters.restarts == 0)
+    }
+
     @Test func aSeedRepeatsTheRun() throws {
         let truth = VenueModel.generate(VenueConfiguration(visitors: 6, openingHours: 0.5, seed: 8))
         let (a, _) = try Self.run(truth)
