@@ -97,14 +97,18 @@ func msmtpSendmail(in dir: TemporaryDirectory, port: UInt16) throws -> String {
 
         """)
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: rc)
-    // Written close-on-exec: a child spawned meanwhile that inherited a write descriptor would
-    // make exec'ing the script fail with ETXTBSY.
     let script = dir.path("sendmail")
-    let fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-    let text = Array("#!/bin/sh\nexec /usr/bin/msmtp -C \(rc) \"$@\"\n".utf8)
-    _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    close(fd)
+    writeExecutable(script, "#!/bin/sh\nexec /usr/bin/msmtp -C \(rc) \"$@\"\n")
     return script
+}
+
+/// Writes an executable script, close-on-exec: a child spawned meanwhile by another test that
+/// inherited a write descriptor would make exec'ing the script fail with ETXTBSY.
+func writeExecutable(_ path: String, _ text: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
 }
 
 /// A delivered message taken apart by Python's standard `email` package (an independent MIME
