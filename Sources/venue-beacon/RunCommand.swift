@@ -32,8 +32,24 @@ struct RunCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "venue-beacon")
         for note in settings.notes { logger.notice("\(note)") }
+        // The appliance edge: systemd notify and watchdog, LEDs and the button, exports from
+        // SIGUSR1 and the button, outbox retries, clock sync, opening hours.
+        let edge = await ApplianceEdge.start(settings: settings, logger: logger)
+        defer { edge.shutdown() }
         do {
-            _ = try await NodeService(settings: settings, logger: logger).run()
+            _ = try await withThrowingTaskGroup(of: NodeService.Exit?.self) { group in
+                group.addTask {
+                    await edge.run()
+                    return nil
+                }
+                group.addTask { try await NodeService(settings: settings, hooks: edge.hooks, logger: logger).run() }
+                defer { group.cancelAll() }
+                // The service decides when to stop; the edge runs until then.
+                while let finished = try await group.next() {
+                    if let exit = finished { return exit }
+                }
+                return NodeService.Exit.cancelled
+            }
         } catch let error as DiaryError {
             logger.critical("\(error)")
             throw ExitCode(ExitStatus.dataError)

@@ -63,3 +63,57 @@ import Testing
         #expect(replies.map(\.1) == [.sessionEnded("transport closed")])
     }
 }
+
+/// Switching the configured advertising and scanning off and on (opening hours).
+@Suite struct HostEngineRadioSwitchTests {
+    /// Runs the engine's actions against the fake controller until it sends nothing more;
+    /// returns the radio states it reported.
+    static func drain(_ engine: inout HostEngine, _ controller: inout FakeController, _ initial: [HostAction]) -> [RadioState] {
+        var pending = initial
+        var radio: [RadioState] = []
+        while !pending.isEmpty {
+            let action = pending.removeFirst()
+            switch action {
+            case .send(let packet) where packet.type == .command:
+                for event in controller.receive([0x01] + packet.body) {
+                    pending += engine.receive(H4Packet(type: .event, body: event), now: .now)
+                }
+            case .emit(.radio(let state)):
+                radio.append(state)
+            default:
+                break
+            }
+        }
+        return radio
+    }
+
+    @Test func advertisingAndScanningStopAndResumeAndStayOffAcrossRestarts() throws {
+        var builder = AdvertisingDataBuilder()
+        builder.appendFlags(.generalDiscoverableLEOnly)
+        let configuration = HostConfiguration(
+            database: try Fixture.database(), advertising: AdvertisingConfiguration(data: try builder.build()),
+            scanning: LESetScanParameters())
+        var engine = HostEngine(configuration: configuration)
+        var controller = FakeController()
+        let on = RadioState(advertising: true, scanning: true), off = RadioState(advertising: false, scanning: false)
+
+        #expect(Self.drain(&engine, &controller, engine.start(now: .now)).last == on)
+        #expect(controller.advertising && controller.scanning)
+
+        let id = HostRequestID(rawValue: 1)
+        let switchedOff = engine.perform(.setRadio(advertising: false, scanning: false), id: id, now: .now)
+        #expect(switchedOff.contains { if case .reply(id, .success(.done)) = $0 { true } else { false } })
+        #expect(Self.drain(&engine, &controller, switchedOff).last == off)
+        #expect(!controller.advertising && !controller.scanning)
+
+        // A controller restart keeps them off.
+        _ = Self.drain(&engine, &controller, engine.stop(reason: "reset", now: .now))
+        controller.received = []
+        _ = Self.drain(&engine, &controller, engine.start(now: .now))
+        #expect(!controller.advertising && !controller.scanning)
+        #expect(!controller.received.contains { $0.opcode == .leSetAdvertisingEnable && $0.parameters == [1] })
+
+        #expect(Self.drain(&engine, &controller, engine.perform(.setRadio(advertising: true, scanning: true), id: id, now: .now)).last == on)
+        #expect(controller.advertising && controller.scanning)
+    }
+}

@@ -26,6 +26,8 @@ public struct HostEngine: Sendable {
     private var disconnects: [UInt16: [HostRequestID]] = [:]
     private var procedures: [ProcedureKey: HostRequestID] = [:]
     private var reportedRadio = RadioState(advertising: false, scanning: false)
+    /// Whether the configured advertising and scanning are switched on (``HostRequest/setRadio(advertising:scanning:)``).
+    private var switchedOn = RadioState(advertising: true, scanning: true)
 
     private struct PendingConnect: Sendable {
         var requests: [HostRequestID]
@@ -65,8 +67,7 @@ public struct HostEngine: Sendable {
 
     private mutating func startSession(now: ContinuousClock.Instant) -> [HostAction] {
         var actions: [LinkManager.Action] = []
-        manager.setAdvertising(configuration.advertising, now: now, into: &actions)
-        manager.setScanning(configuration.scanning, now: now, into: &actions)
+        applySwitches(now: now, into: &actions)
         manager.start(now: now, into: &actions)
         return translate(actions, now: now)
     }
@@ -178,6 +179,12 @@ public struct HostEngine: Sendable {
                 return [.reply(id, .failure(error))]
             }
 
+        case .setRadio(let advertising, let scanning):
+            switchedOn = RadioState(advertising: advertising, scanning: scanning)
+            var actions: [LinkManager.Action] = []
+            applySwitches(now: now, into: &actions)
+            return translate(actions, now: now) + [.reply(id, .success(.done))]
+
         case .setValue(let value, let valueHandle):
             do {
                 try database.setValue(value, forCharacteristic: valueHandle)
@@ -190,6 +197,12 @@ public struct HostEngine: Sendable {
             let outputs = data?.valueChanged(characteristic, value: value, now: now) ?? []
             return translate(outputs, now: now) + [.reply(id, .success(.done))]
         }
+    }
+
+    /// The configured advertising and scanning, each unless switched off.
+    private mutating func applySwitches(now: ContinuousClock.Instant, into actions: inout [LinkManager.Action]) {
+        manager.setAdvertising(switchedOn.advertising ? configuration.advertising : nil, now: now, into: &actions)
+        manager.setScanning(switchedOn.scanning ? configuration.scanning : nil, now: now, into: &actions)
     }
 
     /// Timers: command and ATT timeouts, connection attempts, retries, the health probe.

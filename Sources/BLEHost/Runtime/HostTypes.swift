@@ -40,6 +40,9 @@ public enum HostRequest: Sendable {
     case writeWithoutResponse([UInt8], handle: UInt16, link: UInt16)
     /// Replace a dynamic value of our database and notify subscribed peers.
     case setValue([UInt8], handle: UInt16)
+    /// Switch the configured advertising and scanning on or off (e.g. outside opening hours).
+    /// The switches outlast controller restarts; open links stay.
+    case setRadio(advertising: Bool, scanning: Bool)
 }
 
 public enum HostReply: Sendable {

@@ -128,6 +128,12 @@ public final class BluetoothHost: Sendable {
         _ = try await perform(.setValue(value, handle: valueHandle))
     }
 
+    /// Switches the configured advertising and scanning on or off; they stay so when the
+    /// controller is reopened. Returns once the change is queued to the controller.
+    public func setRadio(advertising: Bool, scanning: Bool) async throws(HostError) {
+        _ = try await perform(.setRadio(advertising: advertising, scanning: scanning))
+    }
+
     /// Disconnects a link (reason 0x13, remote user terminated); returns once it is gone.
     public func disconnect(_ link: HostLink) async throws(HostError) {
         _ = try await perform(.disconnect(link: link.handle))

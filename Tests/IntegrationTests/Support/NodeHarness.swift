@@ -18,10 +18,10 @@ struct RunningNode: Sendable {
     static let workedExample = "303a030400f3e001001011" + Hex.encode(Array("Erin's Stakehouse".utf8))
 
     /// Starts the node on `device` (default: the emulator) with short check-in and check-out
-    /// limits, and waits until it advertises and scans.
+    /// limits, and waits until its log shows `waitFor` (by default: it advertises and scans).
     static func start(
         device: String = "unix:/tmp/bt-server-le", checkIn: Int = 2, checkOut: Int = 4, extra: String = "",
-        bluetoothExtra: String = ""
+        bluetoothExtra: String = "", environment: [String: String] = [:], waitFor: String = "Bluetooth: advertising \"Erin's Stakehouse\" and scanning"
     ) async throws -> RunningNode {
         let directory = try TemporaryDirectory("venue-node")
         let config = try directory.write("venue-beacon.toml", """
@@ -37,9 +37,9 @@ struct RunningNode: Sendable {
             level = "info"
             \(extra)
             """)
-        let process = try ChildProcess(ProcessRunner.venueBeacon.path, ["run", "--config", config])
+        let process = try ChildProcess(ProcessRunner.venueBeacon.path, ["run", "--config", config], environment: environment)
         let node = RunningNode(process: process, directory: directory, config: config)
-        try await node.process.waitForOutput("Bluetooth: advertising \"Erin's Stakehouse\" and scanning")
+        try await node.process.waitForOutput(waitFor)
         return node
     }
 
