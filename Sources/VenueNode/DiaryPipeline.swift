@@ -104,6 +104,12 @@ public struct DiaryPipeline {
         return changes
     }
 
+    /// Closing time: every open visit is closed at its last sighting and written now; the
+    /// pipeline records on when the venue opens again.
+    public mutating func checkOutAll(now: Double) throws -> [VisitChange] {
+        try diary.close(now: now, checkingOutOpenVisits: true)
+    }
+
     /// The final flush at shutdown; open visits stay open in the diary and are resumed or closed
     /// at the next start.
     public mutating func close(now: Double) throws -> [VisitChange] {

@@ -1,5 +1,6 @@
 import Appliance
 import ArgumentParser
+import Glibc
 import Logging
 import VenueDiary
 
@@ -35,6 +36,10 @@ struct RunCommand: AsyncParsableCommand {
         // The appliance edge: systemd notify and watchdog, LEDs and the button, exports from
         // SIGUSR1 and the button, outbox retries, clock sync, opening hours.
         let edge = await ApplianceEdge.start(settings: settings, logger: logger)
+        // The edge has read them: children (sendmail, timedatectl) must not talk to systemd on
+        // the service's behalf (systemd tools report `ERRNO=` there when they fail), as
+        // sd_notify's unset_environment does.
+        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) }
         defer { edge.shutdown() }
         do {
             _ = try await withThrowingTaskGroup(of: NodeService.Exit?.self) { group in

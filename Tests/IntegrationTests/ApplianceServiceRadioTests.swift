@@ -1,3 +1,5 @@
+import BLEHost
+import BLETransport
 import Foundation
 import Testing
 
@@ -19,7 +21,8 @@ extension RadioTests {
                     environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "2000000"])
                 defer { node.remove() }
                 try await socket.waitFor("READY=1")
-                #expect(socket.messages.contains { $0.hasPrefix("STATUS=") }, "\(socket.messages)")
+                let status = try await socket.waitFor("STATUS=", prefix: true)
+                #expect(status.hasPrefix("STATUS=advertising and scanning; 0 phones present"), "\(status)")
                 try await socket.waitFor("WATCHDOG=1")  // every second (WATCHDOG_USEC / 2)
                 try await socket.waitFor("WATCHDOG=1")
 
@@ -32,7 +35,45 @@ extension RadioTests {
 
                 #expect(try await node.terminate().status == 0)
                 try await socket.waitFor("STOPPING=1")
+                // Nothing but the service itself spoke to systemd (no child's `ERRNO=`).
+                #expect(socket.messages.allSatisfy { ["READY", "STATUS", "WATCHDOG", "STOPPING"].contains($0.prefix { $0 != "=" }) }, "\(socket.messages)")
                 #expect(try FileManager.default.contentsOfDirectory(atPath: usb.url.path).count == 1)
+            }
+        }
+
+        /// Reports carrying the Herald service (the venue's adverts) seen by `scanner`.
+        static func venueReports(_ scanner: RunningHost) -> Int {
+            scanner.events.filter { event in
+                guard case .advertisingReport(let report) = event else { return false }
+                return report.advertisingData.serviceUUIDs.contains(BluetoothUUID(UInt16(0xFCF6)))
+            }.count
+        }
+
+        /// Makes `scanner` scan afresh (btvirt reports current advertisers when scanning is enabled).
+        static func rescan(_ scanner: RunningHost) async throws {
+            try await scanner.host.setRadio(advertising: true, scanning: false)
+            try await scanner.host.setRadio(advertising: true, scanning: true)
+        }
+
+        @Test func closedByTheScheduleTheNodeNeitherAdvertisesNorScans() async throws {
+            try await BTVirt.run { btvirt in
+                try await btvirt.withHosts([try HostRadioTests.scanner()]) { hosts in
+                    let scanner = hosts[0]
+                    let socket = try NotifyListener(NSTemporaryDirectory() + "venue-notify-closed-\(getpid()).sock")
+                    let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+                    let node = try await RunningNode.start(
+                        extra: "[schedule]\n" + days.map { "\($0) = \"closed\"" }.joined(separator: "\n"),
+                        environment: ["NOTIFY_SOCKET": socket.path], waitFor: "opening hours: closed")
+                    defer { node.remove() }
+                    // Ready once the controller is, though closed; the status says so.
+                    try await socket.waitFor("READY=1")
+                    try await Self.rescan(scanner)
+                    try await Task.sleep(for: .seconds(2))
+                    #expect(Self.venueReports(scanner) == 0)
+                    #expect(!node.process.output.contains("Bluetooth: advertising \"Erin's Stakehouse\""), "\(node.process.output)")
+                    try await socket.waitFor("STATUS=closed (opening hours); ", prefix: true)
+                    #expect(try await node.terminate().status == 0)
+                }
             }
         }
     }

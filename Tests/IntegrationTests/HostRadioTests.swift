@@ -143,6 +143,39 @@ extension RadioTests {
 
         /// btvirt has one ACL buffer of 192 bytes: many long reads and writes in a row must
         /// all complete, each waiting for its buffer credit.
+        /// `setRadio` switches advertising off and on while the host runs.
+        @Test func advertisingStopsAndResumes() async throws {
+            try await BTVirt.run { btvirt in
+                try await btvirt.withHosts([try Self.peripheral(), try Self.scanner()]) { hosts in
+                    let (advertiser, scanner) = (hosts[0], hosts[1])
+                    _ = try await scanner.report(from: advertiser.address)
+                    let seen = { @Sendable in
+                        scanner.events.contains { if case .advertisingReport(let r) = $0 { r.address == advertiser.address } else { false } }
+                    }
+                    let rescan = { @Sendable in
+                        scanner.clearEvents()
+                        try await scanner.host.setRadio(advertising: true, scanning: false)
+                        try await scanner.host.setRadio(advertising: true, scanning: true)
+                    }
+                    // A fresh scan finds the advertiser while it advertises ...
+                    try await rescan()
+                    _ = try await scanner.report(from: advertiser.address)
+
+                    try await advertiser.host.setRadio(advertising: false, scanning: false)
+                    _ = try await advertiser.waitFor("advertising off") { e in
+                        if case .radio(let r) = e, !r.advertising { true } else { nil }
+                    }
+                    // ... and not once it stopped.
+                    try await rescan()
+                    try await Task.sleep(for: .seconds(1))
+                    #expect(!seen())
+
+                    try await advertiser.host.setRadio(advertising: true, scanning: true)
+                    _ = try await scanner.report(from: advertiser.address)
+                }
+            }
+        }
+
         @Test func aclFlowControlWithTheSingleBuffer() async throws {
             try await BTVirt.run { btvirt in
                 try await btvirt.withHosts([try Self.peripheral(), try Self.central()]) { hosts in

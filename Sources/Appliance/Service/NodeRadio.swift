@@ -1,5 +1,6 @@
 import BLEHost
 import BLETransport
+import Foundation
 import Herald
 import Logging
 import VenueNode
@@ -8,6 +9,9 @@ import VenueNode
 /// events, a one-second tick and the results of its requests from one ``NodeInbox``, starts each
 /// request as a child task, hands sensor events to the ``Recorder``, and tells the hooks how the
 /// radio is doing. The watchdog hook is pinged from its tick, so a stalled loop stops the pings.
+/// With opening hours it switches advertising and scanning off while the venue is closed (at
+/// start, and within a second of closing time, when open visits are closed at their last
+/// sighting) and on again when it opens.
 struct NodeRadio: Sendable {
     let host: BluetoothHost
     let driver: NodeDriver
@@ -17,6 +21,7 @@ struct NodeRadio: Sendable {
     let clock: NodeClock
     let logger: Logger
     let venueName: String
+    let schedule: Schedule?
 
     /// Runs until cancelled or until the host stops.
     func run() async {
@@ -36,10 +41,33 @@ struct NodeRadio: Sendable {
                 var droppedReported = 0
                 var announcer = RadioAnnouncer()
                 var stallReported = false
+                var open = true  // the host starts with the radio switched on
+                var readySent = false
+                if let schedule, !schedule.isOpen(at: Date(timeIntervalSince1970: clock.wall())) {
+                    open = false
+                    logger.info("opening hours: closed\(Self.until(schedule, clock)); not advertising or scanning")
+                    group.addTask { await switchRadio(on: false) }
+                }
                 while let batch = await inbox.next() {
                     for input in batch {
                         driver.handle(input, now: clock.monotonic(), into: &output)
+                        // Closed at start: the service is ready once the controller is.
+                        if case .host(.state(.ready)) = input, !open, !readySent {
+                            readySent = true
+                            hooks.ready()
+                        }
                         guard case .tick = input else { continue }
+                        if let schedule, schedule.isOpen(at: Date(timeIntervalSince1970: clock.wall())) != open {
+                            open.toggle()
+                            if open {
+                                logger.info("opening hours: open\(Self.until(schedule, clock)); advertising and scanning")
+                            } else {
+                                logger.info("opening hours: closed\(Self.until(schedule, clock)); advertising and scanning stop, open visits close at their last sighting")
+                                recorder.checkOutAll()
+                            }
+                            let on = open
+                            group.addTask { await switchRadio(on: on) }
+                        }
                         if driver.hostResponsive(now: clock.monotonic()) {
                             if stallReported {
                                 logger.notice("Bluetooth: the host answers again")
@@ -51,7 +79,7 @@ struct NodeRadio: Sendable {
                             stallReported = true
                         }
                         if let lasting = announcer.tick(now: clock.monotonic()) { logger.notice("Bluetooth: \(lasting)") }
-                        let line = statusLine(driver)
+                        let line = (open ? "" : "closed (opening hours); ") + statusLine(driver)
                         if line != status {
                             status = line
                             hooks.status(line)
@@ -68,7 +96,13 @@ struct NodeRadio: Sendable {
                             if let input = await perform(work) { inbox.push(input) }
                         }
                     }
-                    for note in output.notes { report(note, &announcer) }
+                    for note in output.notes {
+                        if case .ready = note {
+                            if readySent { continue }
+                            readySent = true
+                        }
+                        report(note, &announcer)
+                    }
                     output.removeAll()
                 }
             } onCancel: {
@@ -125,6 +159,24 @@ struct NodeRadio: Sendable {
         case .immediateData(let target, let bytes):
             logger.debug("\(target) sent \(bytes) bytes of immediate data (not stored)")
         }
+    }
+
+    /// Opening hours: advertising and scanning on or off (they stay so if the controller is reopened).
+    private func switchRadio(on: Bool) async {
+        do {
+            try await host.setRadio(advertising: on, scanning: on)
+        } catch {
+            logger.warning("Bluetooth: cannot switch advertising and scanning \(on ? "on" : "off"): \(error)")
+        }
+    }
+
+    /// " until <local time>" of the next opening-hours change, if there is one this week.
+    private static func until(_ schedule: Schedule, _ clock: NodeClock) -> String {
+        guard let change = schedule.nextChange(after: Date(timeIntervalSince1970: clock.wall())) else { return "" }
+        let format = DateFormatter()
+        format.timeZone = schedule.timeZone
+        format.dateFormat = "EEE HH:mm"
+        return " until \(format.string(from: change))"
     }
 
     private func describe(_ condition: RadioCondition) -> String {

@@ -72,7 +72,7 @@ public struct NodeService: Sendable {
         let radio = NodeRadio(
             host: host,
             driver: NodeDriver(node: SensorNode(configuration: settings.nodeConfiguration), classifier: try AdvertClassifier(settings.classifierConfiguration)),
-            gate: gate, recorder: recorder, hooks: hooks, clock: clock, logger: logger, venueName: settings.venue.name)
+            gate: gate, recorder: recorder, hooks: hooks, clock: clock, logger: logger, venueName: settings.venue.name, schedule: settings.schedule)
 
         logger.info("venue-beacon \(ProductVersion.string) starting: \(startLine(identity))")
         let signals = signals ?? ServiceSignals.stream()

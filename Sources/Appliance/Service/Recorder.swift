@@ -31,6 +31,7 @@ final class Recorder: Sendable {
     private struct Inbox: Sendable {
         var events: [SensorEvent] = []
         var stopping = false
+        var checkingOut = false
         var dropped = 0
     }
 
@@ -63,6 +64,12 @@ final class Recorder: Sendable {
             }
             inbox.events.append(contentsOf: events)
         }
+        wake.signal()
+    }
+
+    /// Closing time (opening hours): the thread closes every open visit at its last sighting.
+    func checkOutAll() {
+        inbox.withLock { $0.checkingOut = true }
         wake.signal()
     }
 
@@ -110,9 +117,12 @@ final class Recorder: Sendable {
         while true {
             let wait = max(0, nextTick - clock.monotonic())
             _ = wake.wait(timeout: .now() + .milliseconds(Int(wait * 1000) + 1))
-            let (events, stopping, dropped) = inbox.withLock { inbox in
-                defer { inbox.events.removeAll(keepingCapacity: true) }
-                return (inbox.events, inbox.stopping, inbox.dropped)
+            let (events, stopping, checkingOut, dropped) = inbox.withLock { inbox in
+                defer {
+                    inbox.events.removeAll(keepingCapacity: true)
+                    inbox.checkingOut = false
+                }
+                return (inbox.events, inbox.stopping, inbox.checkingOut, inbox.dropped)
             }
             let offset = clock.wallOffset
             for event in events {
@@ -120,6 +130,14 @@ final class Recorder: Sendable {
                 heraldLogs?.record(event, wallTime: event.time + offset)
             }
             if stopping { break }
+            if checkingOut {
+                do {
+                    report(try pipeline.checkOutAll(now: clock.wall()))
+                    openVisits.store(pipeline.diary.tracker.openVisitCount, ordering: .relaxed)
+                } catch {
+                    logger.error("cannot close the open visits at closing time: \(error)")
+                }
+            }
 
             let now = clock.monotonic()
             guard now >= nextTick else { continue }

@@ -21,8 +21,10 @@ final class NotifyListener {
         guard bound == 0 else { throw ChildProcess.Failure(description: "bind \(path): errno \(errno)") }
     }
 
-    /// Reads datagrams until one contains `line` (a whole line of it), or throws after `timeout`.
-    func waitFor(_ line: String, timeout: Duration = .seconds(20)) async throws {
+    /// Reads datagrams until one has a line starting with `line` (or equal to it with
+    /// `prefix: false`), or throws after `timeout`. Returns that line.
+    @discardableResult
+    func waitFor(_ line: String, prefix: Bool = false, timeout: Duration = .seconds(20)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -30,7 +32,9 @@ final class NotifyListener {
             if n > 0 {
                 let message = String(decoding: buffer[0..<n], as: UTF8.self)
                 messages.append(message)
-                if message.split(separator: "\n").contains(where: { $0 == line }) { return }
+                if let found = message.split(separator: "\n").first(where: { prefix ? $0.hasPrefix(line) : $0 == line }) {
+                    return String(found)
+                }
                 continue
             }
             guard ContinuousClock.now < deadline else {
