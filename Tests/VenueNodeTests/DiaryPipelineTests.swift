@@ -57,6 +57,23 @@ import VenueDiary
         #expect(p.cachedKeys == 1)
     }
 
+    /// Closing time (opening hours): open visits end at their last sighting at once, not after
+    /// the check-out limit, and the pipeline records on afterwards.
+    @Test func checkOutAllClosesOpenVisitsAtTheirLastSighting() throws {
+        var (p, store) = try pipeline(checkIn: 10, checkOut: 300)
+        let phone = Self.target(1)
+        for t in stride(from: 0.0, through: 40, by: 5) { p.handle(.measure(phone, rssi: -60, payload: Self.herald(1), time: t), wallOffset: offset) }
+        #expect(try run(&p, from: 0, to: 50).map(\.event) == [.checkedIn])
+        #expect(try p.checkOutAll(now: 51 + offset).map(\.event) == [.checkedOut])
+        let closed = try #require(store.visits().first)
+        #expect(closed.checkOut == 40 + offset)
+
+        // Open again: the same phone makes a new visit.
+        for t in stride(from: 100.0, through: 120, by: 5) { p.handle(.measure(phone, rssi: -60, payload: Self.herald(1), time: t), wallOffset: offset) }
+        #expect(try run(&p, from: 100, to: 121).map(\.event) == [.checkedIn])
+        #expect(try store.visits().count == 2)
+    }
+
     @Test func sightingsWithoutRSSICheckInAndCloseAtTheLastSighting() throws {
         // btvirt: every report has RSSI 127 (nil); presence must still count.
         var (p, store) = try pipeline(checkIn: 5, checkOut: 10)
