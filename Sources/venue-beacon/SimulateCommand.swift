@@ -1,3 +1,4 @@
+import Appliance
 import ArgumentParser
 import Foundation
 import Simulation
@@ -81,12 +82,14 @@ struct SimulateCommand: AsyncParsableCommand {
 }
 
 /// The live one-line status on standard error: venue time, present, checked in, open visits,
-/// and what the radio is doing. On a terminal it redraws one line; otherwise it prints a line
-/// every half hour of venue time.
+/// what the radio is doing, and the appliance's LEDs (status LED from the same rule as the
+/// service's; the activity LED flashes for check-ins since the last line). On a terminal it
+/// redraws one line; otherwise it prints a line every half hour of venue time.
 struct StatusLine {
     let interactive: Bool
     private var lastShown = ContinuousClock.now - .seconds(1)
     private var lastLoggedVenueTime = -Double.infinity
+    private var checkInsShown = 0
 
     init(interactive: Bool) { self.interactive = interactive }
 
@@ -105,11 +108,25 @@ struct StatusLine {
         FileHandle.standardError.write(Data(((interactive ? "\r" : "") + text(run) + "\n").utf8))
     }
 
-    private func text(_ run: VenueRun) -> String {
+    private mutating func text(_ run: VenueRun) -> String {
         let t = Int(run.now)
         let clock = String(format: "%02d:%02d:%02d", t / 3600, t % 3600 / 60, t % 60)
         let c = run.counters
+        let status = ApplianceEdge.status(radio: run.driver.condition, clockSynchronised: true, open: true)
+        let activity = c.checkIns > checkInsShown ? "flashing" : "off"
+        checkInsShown = c.checkIns
         return "venue \(clock)  present \(run.pipeline.diary.tracker.openVisitCount)  checked in today \(c.checkIns)  "
-            + "open visits \(c.checkIns - c.checkOuts)  radio \(run.driver.condition)  links \(run.driver.linkCount)"
+            + "open visits \(c.checkIns - c.checkOuts)  radio \(run.driver.condition)  links \(run.driver.linkCount)  "
+            + "LEDs: status \(Self.describe(status.pattern)), activity \(activity)"
+    }
+
+    private static func describe(_ pattern: LEDPattern) -> String {
+        switch pattern {
+        case .off: return "off"
+        case .on: return "on"
+        case LEDTimings.slowBlink: return "slow blink"
+        case LEDTimings.fastBlink: return "fast blink"
+        default: return "blip"
+        }
     }
 }
