@@ -42,6 +42,9 @@ let package = Package(
             dependencies: [
                 "AdvertCorpus", .product(name: "Herald", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon"),
             ]),
+        .executableTarget(
+            name: "crowd-bench",
+            dependencies: [.product(name: "Simulation", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon")]),
     ],
     swiftLanguageModes: [.v6]
 )

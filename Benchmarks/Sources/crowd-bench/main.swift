@@ -1,0 +1,83 @@
+// crowd-bench: the venue node on the simulated air with a crowd in range at once (issue 6,
+// benchmarks 2 and 5): memory while thousands of targets are tracked, the connection quota held,
+// no visit lost, at max speed.
+//
+//   swift build -c release --package-path Benchmarks
+//   Benchmarks/.build/release/crowd-bench [--phones 2000] [--minutes 60]
+//
+// Phones of the standard Herald mix (Android, iPhones in the foreground and background; no
+// write-only phones) arrive over the first minute, stay the whole run at 1–10 m, and leave over
+// the last minute. Resident memory is sampled every venue minute.
+import Foundation
+import Simulation
+import VenueDiary
+
+var phones = 2000
+var minutes = 60.0
+var i = 1
+let arguments = CommandLine.arguments
+while i < arguments.count {
+    switch arguments[i] {
+    case "--phones": i += 1; phones = Int(arguments[i]) ?? phones
+    case "--minutes": i += 1; minutes = Double(arguments[i]) ?? minutes
+    default: FileHandle.standardError.write(Data("unknown argument \(arguments[i])\n".utf8))
+    }
+    i += 1
+}
+
+/// Resident set size now, from /proc/self/statm (pages × page size).
+func residentMegabytes() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+        let pages = text.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+    else { return -1 }
+    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+
+let duration = minutes * 60
+let mix = PhoneMix(heraldAndroid: 0.5, heraldAndroidWriter: 0, heraldIPhoneForeground: 0.15, heraldIPhoneBackground: 0.35, gaenPhone: 0)
+let venue = VenueConfiguration(visitors: phones, openingHours: minutes / 60 + 0.1, seed: 11, mix: mix, walkPasts: 0, fixedDevices: 0)
+var random = SimulationRandom(seed: 11, stream: 99)
+let devices = VenueModel.generate(venue).devices.filter { $0.kind.payloadKind != nil }.map { d in
+    let start = random.uniform(0, 60)
+    let end = duration - random.uniform(0, 60)
+    return SimulatedDevice(
+        id: 0, kind: d.kind, owner: d.owner, payload: d.payload, advert: d.advert, advertInterval: d.advertInterval,
+        signalWriteInterval: nil, rotation: d.rotation, measuredPower: d.measuredPower,
+        presence: [PresenceSegment(start: start, end: end, path: .fixed(random.uniform(1, 10)))], seed: d.seed)
+}
+let numbered = devices.enumerated().map { k, d in
+    SimulatedDevice(
+        id: k, kind: d.kind, owner: k, payload: d.payload, advert: d.advert, advertInterval: d.advertInterval,
+        signalWriteInterval: nil, rotation: d.rotation, measuredPower: d.measuredPower, presence: d.presence, seed: d.seed)
+}
+let truth = GroundTruth(configuration: venue, people: [], devices: numbered)
+
+let path = NSTemporaryDirectory() + "crowd-bench-\(getpid()).sqlite"
+defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+let store = try DiaryStore(path: path)
+let clock = ContinuousClock()
+let started = clock.now
+var run = try VenueRun(truth: truth, store: store)
+var samples: [Double] = []
+var mostLinks = 0
+var mostTargets = 0
+let end = duration + venue.checkOutSeconds + 5
+while run.now < end {
+    run.run(until: min(end, run.now + 1))
+    mostLinks = max(mostLinks, run.driver.linkCount)
+    if Int(run.now) % 60 == 0 {
+        samples.append(residentMegabytes())
+        mostTargets = max(mostTargets, run.driver.node.targetCount)
+    }
+}
+run.finish()
+let c = started.duration(to: clock.now).components
+let wall = Double(c.seconds) + Double(c.attoseconds) * 1e-18
+let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads)
+print("crowd-bench: \(numbered.count) phones in range for \(String(format: "%g", minutes)) min")
+print(String(format: "wall %.1f s (%.0f× real time); reports %d", wall, end / wall, run.air.counters.advertsReported))
+print(String(format: "resident memory: first minute %.1f MB, middle %.1f MB, last %.1f MB, max %.1f MB",
+             samples.first ?? -1, samples[samples.count / 2], samples.last ?? -1, samples.max() ?? -1))
+print("targets tracked at most \(mostTargets); links at most \(mostLinks) (quota \(VenueRun.NodeSetup().maxConnections))")
+print(String(format: "recall %.4f (%d of %d), split %d, phantom %d, phones read %d of %d", report.recall, report.recalledVisits,
+             report.eligibleVisits, report.splitVisits, report.phantomVisits, report.payloadReads?.phonesRead ?? 0, report.payloadReads?.phones ?? 0))
