@@ -81,3 +81,6 @@ print(String(format: "resident memory: first minute %.1f MB, middle %.1f MB, las
 print("targets tracked at most \(mostTargets); links at most \(mostLinks) (quota \(VenueRun.NodeSetup().maxConnections))")
 print(String(format: "recall %.4f (%d of %d), split %d, phantom %d, phones read %d of %d", report.recall, report.recalledVisits,
              report.eligibleVisits, report.splitVisits, report.phantomVisits, report.payloadReads?.phonesRead ?? 0, report.payloadReads?.phones ?? 0))
+let n = run.driver.node.counters
+print("node: \(n.connectionsStarted) connections started, \(n.connectionFailures) failed, \(n.connectionTimeouts) timed out, "
+      + "\(n.payloadsRead) payloads read (\(String(format: "%.2f", Double(n.payloadsRead) / end)) per venue second)")
