@@ -28,14 +28,20 @@ public enum HCIEvent: Hashable, Sendable {
     /// Decodes an event packet without its H4 type byte: `code | length | parameters`. The length
     /// must match the bytes present; truncated or inconsistent parameters throw.
     public init(decoding packet: ArraySlice<UInt8>) throws(DecodeError) {
-        var r = ByteReader(packet)
-        let code = HCIEventCode(rawValue: try r.readU8("event code"))
-        let length = Int(try r.readU8("parameter length"))
-        if r.remaining != length {
-            let kind: DecodeError.Kind = r.remaining < length ? .truncated : .lengthMismatch
-            throw DecodeError(kind, field: "event parameters", detail: "length says \(length), \(r.remaining) present")
+        // The header by index: every advertising report arrives through here, and each slice or
+        // reader copied on the way costs a retain and a release.
+        let s = packet.startIndex
+        guard packet.count >= 2 else {
+            throw DecodeError(.truncated, field: packet.isEmpty ? "event code" : "parameter length", detail: "needs 1 bytes, 0 left")
         }
-        let parameters = r.readRest()
+        let code = HCIEventCode(rawValue: packet[s])
+        let length = Int(packet[s + 1])
+        let present = packet.count - 2
+        if present != length {
+            let kind: DecodeError.Kind = present < length ? .truncated : .lengthMismatch
+            throw DecodeError(kind, field: "event parameters", detail: "length says \(length), \(present) present")
+        }
+        let parameters = packet[(s + 2)...]
         switch code {
         case .commandComplete: self = .commandComplete(try CommandComplete(parameters: parameters))
         case .commandStatus: self = .commandStatus(try CommandStatus(parameters: parameters))

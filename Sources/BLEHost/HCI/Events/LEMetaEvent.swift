@@ -20,9 +20,10 @@ public enum LEMetaEvent: Hashable, Sendable {
     }
 
     public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
-        var r = ByteReader(parameters)
-        let subevent = try r.readU8("Subevent_Code")
-        let rest = r.readRest()
+        guard let subevent = parameters.first else {
+            throw DecodeError(.truncated, field: "Subevent_Code", detail: "needs 1 bytes, 0 left")
+        }
+        let rest = parameters[(parameters.startIndex + 1)...]
         switch subevent {
         case Subevent.connectionComplete: self = .connectionComplete(try LEConnectionComplete(parameters: rest, enhanced: false))
         case Subevent.advertisingReport: self = .advertisingReport(try LEAdvertisingReports(parameters: rest))
