@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import VenueDiary
 import VenueNode
@@ -60,6 +61,26 @@ import VenueNode
         #expect(socket.receive() == "STATUS=advertising and scanning")
         edge.hooks.stopping()
         #expect(socket.receive() == "STOPPING=1")
+    }
+
+    @Test func clockSyncIsNoticedAndItsStepMeasured() async throws {
+        let dir = TemporaryDirectory("edge")
+        let answers = Mutex(["no", "no", "yes"])
+        let detector = ClockSyncDetector(fileExists: { _ in false }, timedatectl: {
+            answers.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
+        })
+        let edge = await ApplianceEdge.start(
+            settings: try settings(dir, gpio: false), logger: Logger(label: "test"), gpio: FakeGPIO(), detector: detector,
+            environment: [:], tick: .milliseconds(20))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await edge.run() }
+            #expect(await eventually { edge.hooks.clockSynchronised() })
+            group.cancelAll()
+        }
+        // Here the clock did not really step: the measured step is (about) zero, this boot's.
+        let correction = try #require(edge.clockCorrection)
+        #expect(abs(correction.delta) < 1)
+        #expect(correction.bootID == BootTime.currentBootID)
     }
 
     @Test func ledsButtonExportAndClockSync() async throws {

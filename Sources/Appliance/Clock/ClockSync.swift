@@ -41,9 +41,7 @@ public struct ClockSyncDetector: Sendable {
 }
 
 /// A reading of the boot-time clock (CLOCK_BOOTTIME: monotonic, counts suspend, starts at
-/// boot) with the boot it belongs to. Stored beside wall times recorded before the clock was
-/// synchronised, so they can be corrected once it is:
-/// `wall = syncWall − (syncBoot − rowBoot)`, valid only within the same boot.
+/// boot) with the boot it belongs to.
 public struct BootTime: Sendable, Equatable {
     public var seconds: Double
     public var bootID: String
@@ -64,11 +62,36 @@ public struct BootTime: Sendable, Equatable {
         (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
     }()
+}
 
-    /// The wall time a reading of this boot corresponds to, given one (wall, boot) pair taken
-    /// after synchronisation. nil for a reading from another boot: it cannot be corrected.
-    public func correctedWall(syncWall: Double, syncBoot: BootTime) -> Double? {
-        guard bootID == syncBoot.bootID, bootID != "unknown" else { return nil }
-        return syncWall - (syncBoot.seconds - seconds)
+/// How far the wall clock moved when it was synchronised.
+///
+/// Before sync the wall clock runs at the right rate from a wrong start (the time saved at the
+/// last shutdown), so `wall − boot time` is constant until sync steps it. One (wall, boot time)
+/// pair taken before sync and one after give the step; every wall time this boot recorded
+/// before sync is corrected by adding it. This is the brief's
+/// `wall = sync_wall − (sync_mono − row_mono)` with the per-row offset factored out: rows need
+/// only the boot id and an "unsynchronised" flag, not a monotonic reading each.
+public struct ClockCorrection: Sendable, Equatable {
+    public var bootID: String
+    /// Seconds to add to wall times recorded in this boot before sync.
+    public var delta: Double
+
+    public init(bootID: String, delta: Double) {
+        self.bootID = bootID
+        self.delta = delta
+    }
+
+    /// nil when the two readings are from different boots.
+    public static func measure(before: (wall: Double, boot: BootTime), after: (wall: Double, boot: BootTime)) -> ClockCorrection? {
+        guard before.boot.bootID == after.boot.bootID else { return nil }
+        let delta = (after.wall - after.boot.seconds) - (before.wall - before.boot.seconds)
+        return ClockCorrection(bootID: after.boot.bootID, delta: delta)
+    }
+
+    /// The corrected wall time of a reading recorded before sync in `bootID`; nil for another
+    /// boot (that boot never synchronised: its times cannot be corrected).
+    public func corrected(_ wall: Double, recordedIn boot: String) -> Double? {
+        boot == bootID ? wall + delta : nil
     }
 }

@@ -26,6 +26,9 @@ public final class ApplianceEdge: Sendable {
     struct State {
         var radio: RadioCondition = .starting
         var clockSynchronised = false
+        /// (wall, boot time) last seen while the clock was not synchronised.
+        var beforeSync: (wall: Double, boot: BootTime)?
+        var clockCorrection: ClockCorrection?
         var lastWatchdog: ContinuousClock.Instant?
     }
 
@@ -36,13 +39,13 @@ public final class ApplianceEdge: Sendable {
     }
 
     /// How often clock sync, opening hours and the outbox are looked at.
-    static let tick = Duration.seconds(10)
+    let tick: Duration
 
     /// Opens GPIO when `[gpio] enabled` (a problem is logged and the node runs without LEDs: it
     /// keeps recording visits), finds the notify socket, and builds the hooks.
     public static func start(
         settings: Settings, logger: Logger, gpio: any GPIOBackend = GPIOBackendV1(), detector: ClockSyncDetector = .system,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment, tick: Duration = .seconds(10)
     ) async -> ApplianceEdge {
         var panel: GPIOPanel?
         if settings.gpio.enabled {
@@ -53,10 +56,13 @@ public final class ApplianceEdge: Sendable {
                 logger.error("GPIO disabled for this run: \(error)")
             }
         }
-        return ApplianceEdge(settings: settings, logger: logger, panel: panel, detector: detector, environment: environment)
+        return ApplianceEdge(settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick)
     }
 
-    init(settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String]) {
+    init(
+        settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String], tick: Duration
+    ) {
+        self.tick = tick
         let notifier = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let delivery = ExportDelivery(settings: settings.export)
@@ -125,6 +131,10 @@ public final class ApplianceEdge: Sendable {
         }
     }
 
+    /// How far the clock stepped when it was synchronised in this run (nil: synchronised from
+    /// the start, or not yet): what the diary needs to correct visits recorded before.
+    public var clockCorrection: ClockCorrection? { state.withLock { $0.clockCorrection } }
+
     /// Turns the LEDs off and releases the GPIO lines.
     public func shutdown() { panel?.stop() }
 
@@ -132,13 +142,27 @@ public final class ApplianceEdge: Sendable {
         while !Task.isCancelled {
             let wasSynced = state.withLock { $0.clockSynchronised }
             if !wasSynced {
+                // Read the clocks first: if the detector then says "not yet", the reading was
+                // certainly taken before sync.
+                let reading = (wall: Date().timeIntervalSince1970, boot: BootTime.now())
                 let detector = self.detector
                 let synced = await withCheckedContinuation { continuation in
                     DispatchQueue(label: "venue-beacon.clock-sync").async { continuation.resume(returning: detector.isSynchronized()) }
                 }
                 if synced {
-                    state.withLock { $0.clockSynchronised = true }
-                    logger.notice("the system clock is synchronised")
+                    let after = (wall: Date().timeIntervalSince1970, boot: BootTime.now())
+                    let correction = state.withLock { s in
+                        s.clockSynchronised = true
+                        s.clockCorrection = s.beforeSync.flatMap { ClockCorrection.measure(before: $0, after: after) }
+                        return s.clockCorrection
+                    }
+                    if let correction {
+                        logger.notice("the system clock is synchronised; it had been \(Int(correction.delta.rounded())) s off since boot")
+                    } else {
+                        logger.notice("the system clock is synchronised")
+                    }
+                } else {
+                    state.withLock { $0.beforeSync = reading }
                 }
             }
             let (radio, synced) = state.withLock { ($0.radio, $0.clockSynchronised) }
@@ -152,7 +176,7 @@ public final class ApplianceEdge: Sendable {
             }
             if let problem = report.problem { logger.error("outbox: \(problem)") }
 
-            var wait = Self.tick
+            var wait = tick
             if let change = schedule?.nextChange(after: now) {
                 wait = min(wait, .milliseconds(max(Int(change.timeIntervalSince(now) * 1000), 0) + 10))
             }
