@@ -219,6 +219,16 @@ import BLEHost
         #expect(again == s)
     }
 
+    /// The default sender is venue-beacon@<hostname>, and a Pi's hostname has no dot: the
+    /// effective settings `config check` prints must load again.
+    @Test func senderOnADotlessHostIsAnAddress() throws {
+        #expect(ExportSettings.isAddress("venue-beacon@raspberrypi"))
+        #expect(!ExportSettings.isAddress("venue-beacon@"))
+        #expect(!ExportSettings.isAddress("@raspberrypi"))
+        let s = try Settings.parse(Self.minimal + "\n[export]\nfrom = \"venue-beacon@raspberrypi\"\n", file: "t")
+        #expect(try Settings.parse(s.effectiveTOML, file: "effective") == s)
+    }
+
     @Test func configPathResolution() {
         #expect(Settings.resolvePath(explicit: "/a.toml", environment: ["VENUE_BEACON_CONFIG": "/b.toml"]) == "/a.toml")
         #expect(Settings.resolvePath(explicit: nil, environment: ["VENUE_BEACON_CONFIG": "/b.toml"]) == "/b.toml")
