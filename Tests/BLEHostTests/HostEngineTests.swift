@@ -116,4 +116,16 @@ import Testing
         #expect(Self.drain(&engine, &controller, engine.perform(.setRadio(advertising: true, scanning: true), id: id, now: .now)).last == on)
         #expect(controller.advertising && controller.scanning)
     }
+
+    @Test func aHostConfiguredSwitchedOffNeverEnablesTheRadio() throws {
+        var builder = AdvertisingDataBuilder()
+        builder.appendFlags(.generalDiscoverableLEOnly)
+        var engine = HostEngine(configuration: HostConfiguration(
+            database: try Fixture.database(), advertising: AdvertisingConfiguration(data: try builder.build()),
+            scanning: LESetScanParameters(), switchedOn: RadioState(advertising: false, scanning: false)))
+        var controller = FakeController()
+        _ = Self.drain(&engine, &controller, engine.start(now: .now))
+        #expect(!controller.received.contains { ($0.opcode == .leSetAdvertisingEnable || $0.opcode == .leSetScanEnable) && $0.parameters.first == 1 })
+        #expect(controller.received.contains { $0.opcode == .leReadBufferSize })  // initialised all the same
+    }
 }

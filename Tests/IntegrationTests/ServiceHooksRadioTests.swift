@@ -87,5 +87,76 @@ extension RadioTests {
                 #expect(try DiaryStore(path: settings.diary.path, readOnly: true).visits().map(\.payload) == [testPayload(4)])
             }
         }
+
+        /// Opening hours on a wall clock the test moves: closed at start (ready all the same, no
+        /// advertising), open (advertising and scanning, a phone checks in), closing time (radio
+        /// off, the open visit closed at once at its last sighting, long before the check-out
+        /// limit).
+        @Test func openingHoursSwitchTheRadioAndCloseVisitsAtClosingTime() async throws {
+            try await BTVirt.run { btvirt in
+                let directory = try TemporaryDirectory("venue-node-hours")
+                defer { directory.remove() }
+                let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+                let settings = try Settings.parse(RunningNode.venue + """
+
+                    [diary]
+                    path = "\(directory.path("diary.sqlite"))"
+                    check_in_seconds = 2
+                    check_out_seconds = 300
+                    [bluetooth]
+                    device = "unix:/tmp/bt-server-le"
+                    [schedule]
+                    \(days.map { "\($0) = \"09:00-17:00\"" }.joined(separator: "\n"))
+                    """, file: "hours.toml")
+                // Wall time = a Monday in the system's time zone at `start`, moved by the test.
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = .current
+                func monday(_ hour: Int, _ minute: Int, _ second: Int) throws -> Double {
+                    let date = calendar.date(from: DateComponents(year: 2026, month: 11, day: 23, hour: hour, minute: minute, second: second))
+                    return try #require(date).timeIntervalSince1970
+                }
+                let system = NodeClock.system()
+                let shift = Mutex(try monday(8, 0, 0) - system.monotonic())
+                let clock = NodeClock(monotonic: system.monotonic, wall: { shift.withLock { $0 } + system.monotonic() })
+                func setWall(_ wall: Double) { shift.withLock { $0 = wall - system.monotonic() } }
+
+                let calls = Calls()
+                let hooks = ServiceHooks(
+                    ready: { calls.add("ready") },
+                    status: { calls.add("status " + $0) },
+                    radio: { calls.add("radio \($0)") },
+                    visits: { changes in
+                        for change in changes { calls.add("visit \(change.event) \(Hex.encode(change.visit.payload).prefix(8))") }
+                    })
+                let (signals, signal) = AsyncStream.makeStream(of: ServiceSignal.self)
+                let service = NodeService(settings: settings, hooks: hooks, logger: Logger(label: "venue-beacon-test"), clock: clock)
+                try await withThrowingTaskGroup(of: NodeService.Exit.self) { group in
+                    group.addTask { try await service.run(signals: signals) }
+                    try await calls.wait(for: "ready")
+                    try await calls.wait(for: "status closed (opening hours); ")
+                    #expect(!calls.all.contains("radio advertising and scanning"))
+
+                    setWall(try monday(16, 59, 30))
+                    try await calls.wait(for: "radio advertising and scanning")
+                    _ = try btvirt.bumble("herald_phone.py", ["android", Hex.encode(testPayload(5)), "30"])
+                    try await calls.wait(for: "visit checkedIn 00000005")
+
+                    setWall(try monday(17, 0, 0) + 0.5)
+                    try await calls.wait(for: "visit checkedOut 00000005")
+                    try await calls.wait(for: "radio not advertising, not scanning")
+                    #expect(calls.count("ready") == 1)
+
+                    signal.yield(.terminate(SIGTERM))
+                    #expect(try await group.next() == .signal(SIGTERM))
+                }
+                let visit = try #require(try DiaryStore(path: settings.diary.path, readOnly: true).visits().first)
+                let checkOut = try #require(visit.checkOut)
+                // Its last sighting: the radio goes off within a tick (a second) of closing time;
+                // sightings recorded just after the test's clock jump carry the new time.
+                let closing = try monday(17, 0, 0)
+                #expect(checkOut < closing + 3, "\(checkOut - closing) s after closing")
+                #expect(checkOut >= closing - 30)
+            }
+        }
     }
 }

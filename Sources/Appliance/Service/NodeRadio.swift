@@ -22,6 +22,8 @@ struct NodeRadio: Sendable {
     let logger: Logger
     let venueName: String
     let schedule: Schedule?
+    /// Whether the host was started with the radio switched on (open, or no schedule).
+    let openAtStart: Bool
 
     /// Runs until cancelled or until the host stops.
     func run() async {
@@ -41,12 +43,10 @@ struct NodeRadio: Sendable {
                 var droppedReported = 0
                 var announcer = RadioAnnouncer()
                 var stallReported = false
-                var open = true  // the host starts with the radio switched on
+                var open = openAtStart
                 var readySent = false
-                if let schedule, !schedule.isOpen(at: Date(timeIntervalSince1970: clock.wall())) {
-                    open = false
+                if let schedule, !open {
                     logger.info("opening hours: closed\(Self.until(schedule, clock)); not advertising or scanning")
-                    group.addTask { await switchRadio(on: false) }
                 }
                 while let batch = await inbox.next() {
                     for input in batch {
@@ -78,7 +78,8 @@ struct NodeRadio: Sendable {
                             logger.error("Bluetooth: the host has not answered for \(Int(NodeDriver.stallLimit)) s; the watchdog is no longer fed")
                             stallReported = true
                         }
-                        if let lasting = announcer.tick(now: clock.monotonic()) { logger.notice("Bluetooth: \(lasting)") }
+                        // While closed the radio is off on purpose: no "pause lasting" notice.
+                        if let lasting = announcer.tick(now: clock.monotonic()), open { logger.notice("Bluetooth: \(lasting)") }
                         let line = (open ? "" : "closed (opening hours); ") + statusLine(driver)
                         if line != status {
                             status = line

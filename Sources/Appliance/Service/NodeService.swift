@@ -1,5 +1,6 @@
 import BLEHost
 import BLETransport
+import Foundation
 import Glibc
 import Herald
 import Logging
@@ -45,6 +46,8 @@ public struct NodeService: Sendable {
         let identity = try settings.beaconIdentity()
         let device = try HCITransportSpec(settings.bluetooth.device)
         let gate = SignalWriteGate()
+        // Outside opening hours at start the radio starts switched off.
+        let openAtStart = settings.schedule?.isOpen(at: Date(timeIntervalSince1970: clock.wall())) ?? true
         let host = BluetoothHost(
             device: device,
             configuration: HostConfiguration(
@@ -56,7 +59,8 @@ public struct NodeService: Sendable {
                 linkManager: LinkManager.Configuration(
                     connectTimeout: .seconds(settings.herald.connectionTimeoutSeconds),
                     maximumConnections: settings.bluetooth.maxConnections),
-                validateWrite: gate.validate),
+                validateWrite: gate.validate,
+                switchedOn: RadioState(advertising: openAtStart, scanning: openAtStart)),
             options: BluetoothHost.Options(retryOpen: true, capturePath: settings.bluetooth.btsnoop))
         let recorder = Recorder(
             options: Recorder.Options(
@@ -72,7 +76,7 @@ public struct NodeService: Sendable {
         let radio = NodeRadio(
             host: host,
             driver: NodeDriver(node: SensorNode(configuration: settings.nodeConfiguration), classifier: try AdvertClassifier(settings.classifierConfiguration)),
-            gate: gate, recorder: recorder, hooks: hooks, clock: clock, logger: logger, venueName: settings.venue.name, schedule: settings.schedule)
+            gate: gate, recorder: recorder, hooks: hooks, clock: clock, logger: logger, venueName: settings.venue.name, schedule: settings.schedule, openAtStart: openAtStart)
 
         logger.info("venue-beacon \(ProductVersion.string) starting: \(startLine(identity))")
         let signals = signals ?? ServiceSignals.stream()

@@ -27,7 +27,7 @@ public struct HostEngine: Sendable {
     private var procedures: [ProcedureKey: HostRequestID] = [:]
     private var reportedRadio = RadioState(advertising: false, scanning: false)
     /// Whether the configured advertising and scanning are switched on (``HostRequest/setRadio(advertising:scanning:)``).
-    private var switchedOn = RadioState(advertising: true, scanning: true)
+    private var switchedOn: RadioState
 
     private struct PendingConnect: Sendable {
         var requests: [HostRequestID]
@@ -44,6 +44,7 @@ public struct HostEngine: Sendable {
         self.configuration = configuration
         self.database = configuration.database
         self.manager = LinkManager(configuration: configuration.linkManager)
+        self.switchedOn = configuration.switchedOn
     }
 
     /// The controller, once initialised in this session.

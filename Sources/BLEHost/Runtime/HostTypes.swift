@@ -10,17 +10,22 @@ public struct HostConfiguration: Sendable {
     public var linkManager: LinkManager.Configuration
     /// Checks every write to our characteristics before it is accepted (see ``GATTWriteValidator``).
     public var validateWrite: @Sendable (GATTWrite) -> ATTErrorCode?
+    /// Whether the configured advertising and scanning start switched on (a venue closed at
+    /// start never advertises); ``HostRequest/setRadio(advertising:scanning:)`` changes it.
+    public var switchedOn: RadioState
 
     public init(
         database: GATTDatabase, advertising: AdvertisingConfiguration? = nil, scanning: LESetScanParameters? = nil,
         linkManager: LinkManager.Configuration = .init(),
-        validateWrite: @escaping @Sendable (GATTWrite) -> ATTErrorCode? = { _ in nil }
+        validateWrite: @escaping @Sendable (GATTWrite) -> ATTErrorCode? = { _ in nil },
+        switchedOn: RadioState = RadioState(advertising: true, scanning: true)
     ) {
         self.database = database
         self.advertising = advertising
         self.scanning = scanning
         self.linkManager = linkManager
         self.validateWrite = validateWrite
+        self.switchedOn = switchedOn
     }
 }
 
