@@ -29,12 +29,15 @@ public struct VenueIdentity: Sendable, Equatable {
 /// Share exports for contact tracers: CSV (RFC 4180, UTF-8, CRLF, header row) and JSON.
 ///
 /// Columns, in this order: `visit_id,kind,payload,check_in,check_out,duration_seconds,samples,
-/// rssi_max,rssi_mean`. `payload` is lowercase hex; times are UTC ISO-8601 in whole seconds
+/// rssi_max,rssi_mean,clock_uncorrected`. `payload` is lowercase hex; times are UTC ISO-8601 in whole seconds
 /// (`2026-11-22T10:15:00Z`, rounded down); `check_out` is empty (JSON null) while the visit is
 /// open; `duration_seconds` is the shown check-out (or, while open, the last sighting) minus the
 /// shown check-in; `samples` counts RSSI measurements; `rssi_mean` has one decimal; `rssi_max`
 /// and `rssi_mean` are empty (JSON null) for a visit seen without any measurement (a controller
-/// that reports no RSSI, a phone that only wrote to the node). Visits come oldest check-in first.
+/// that reports no RSSI, a phone that only wrote to the node); `clock_uncorrected` is 1 (JSON
+/// true) for a visit recorded before the system clock was synchronised whose times could not be
+/// corrected (they may be off by hours), else 0. JSON also counts those visits in
+/// `visits_clock_uncorrected`. Visits come oldest check-in first.
 ///
 /// The formatters are pure; ``export(_:from:window:venue:generatedAt:to:)`` streams from the
 /// diary through a Row cursor in chunks, so a million visits never sit in memory at once.
@@ -43,7 +46,15 @@ public enum DiaryExport {
         case csv, json
     }
 
-    public static let csvHeader = "visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean"
+    public static let csvHeader =
+        "visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected"
+
+    /// What an export wrote.
+    public struct Summary: Sendable, Equatable {
+        public var visits: Int
+        /// Visits whose times could not be corrected to a synchronised clock.
+        public var clockUncorrected: Int
+    }
 
     /// The visits a share export covers at `now`; `.days(0)` refuses with
     /// ``DiaryError/sharingDisabled``.
@@ -77,12 +88,12 @@ public enum DiaryExport {
     }
 
     /// Streams the visits overlapping `window` from the diary to `sink`, in chunks of about
-    /// 64 KiB. Returns the number of visits exported.
+    /// 64 KiB. Returns what it exported.
     @discardableResult
     public static func export(
         _ format: Format, from store: DiaryStore, window: VisitWindow, venue: VenueIdentity, generatedAt: Double,
         to sink: ([UInt8]) throws -> Void
-    ) throws -> Int {
+    ) throws -> Summary {
         var writer = ExportWriter(format: format, venue: venue, window: window, generatedAt: generatedAt)
         try store.forEachRow(in: window) { row in
             try writer.append(row: row)
@@ -93,7 +104,7 @@ public enum DiaryExport {
         }
         writer.finish()
         try sink(writer.buffer)
-        return writer.count
+        return Summary(visits: writer.count, clockUncorrected: writer.clockUncorrected)
     }
 
     /// Streams an export to a file handle (a file, or standard output for `--output -`).
@@ -101,7 +112,7 @@ public enum DiaryExport {
     public static func export(
         _ format: Format, from store: DiaryStore, window: VisitWindow, venue: VenueIdentity, generatedAt: Double,
         to handle: FileHandle
-    ) throws -> Int {
+    ) throws -> Summary {
         try export(format, from: store, window: window, venue: venue, generatedAt: generatedAt) { chunk in
             try handle.write(contentsOf: chunk)
         }
@@ -115,6 +126,7 @@ struct ExportWriter {
     let format: DiaryExport.Format
     var buffer: [UInt8] = []
     private(set) var count = 0
+    private(set) var clockUncorrected = 0
 
     init(format: DiaryExport.Format, venue: VenueIdentity?, window: VisitWindow, generatedAt: Double) {
         self.format = format
@@ -162,14 +174,14 @@ struct ExportWriter {
             append(
                 id: Int(visit.id ?? 0), kind: visit.kind.rawValue, payload: payload, checkIn: visit.checkIn,
                 lastSeen: visit.lastSeen, checkOut: visit.checkOut, samples: visit.samples, rssiMax: visit.rssiMax,
-                rssiSum: visit.rssiSum)
+                rssiSum: visit.rssiSum, clockUncorrected: visit.clockUncorrected)
         }
     }
 
     /// One visit's fields; the payload may point straight into an SQLite row.
     mutating func append(
         id: Int, kind: String, payload: UnsafeRawBufferPointer, checkIn: Double, lastSeen: Double, checkOut: Double?,
-        samples: Int, rssiMax: Int, rssiSum: Int
+        samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool
     ) {
         let shownCheckIn = UTCTime.wholeSeconds(checkIn)
         let shownEnd = UTCTime.wholeSeconds(checkOut ?? lastSeen)
@@ -199,6 +211,8 @@ struct ExportWriter {
                 } else {
                     out.byte(UInt8(ascii: ","))
                 }
+                out.byte(UInt8(ascii: ","))
+                out.byte(clockUncorrected ? UInt8(ascii: "1") : UInt8(ascii: "0"))
                 out.byte(13)
                 out.byte(10)
             case .json:
@@ -224,13 +238,14 @@ struct ExportWriter {
                 } else {
                     out.text(", \"rssi_max\": null, \"rssi_mean\": null")
                 }
-                out.byte(UInt8(ascii: "}"))
+                out.text(clockUncorrected ? ", \"clock_uncorrected\": true}" : ", \"clock_uncorrected\": false}")
             }
         }
         count += 1
+        if clockUncorrected { self.clockUncorrected += 1 }
     }
 
-    /// A `visit` row in ``VisitRow/databaseSelection`` order, read without copying its payload.
+    /// A row in ``VisitRow/selection`` order, read without copying its payload.
     mutating func append(row: Row) throws {
         let kind: String = row[1]
         let checkIn: Double = row[3]
@@ -239,18 +254,20 @@ struct ExportWriter {
         let samples: Int = row[6]
         let rssiMax: Int = row[7]
         let rssiSum: Int = row[8]
+        let clockBoot: String? = row[9]
         try row.withUnsafeData(atIndex: 2) { data in
             (data ?? Data()).withUnsafeBytes { payload in
                 append(
                     id: row[0], kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
-                    samples: samples, rssiMax: rssiMax, rssiSum: rssiSum)
+                    samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockBoot != nil)
             }
         }
     }
 
     mutating func finish() {
         if format == .json {
-            buffer.append(contentsOf: (count == 0 ? "]\n}\n" : "\n  ]\n}\n").utf8)
+            buffer.append(contentsOf: (count == 0 ? "]," : "\n  ],").utf8)
+            buffer.append(contentsOf: "\n  \"visits_clock_uncorrected\": \(clockUncorrected)\n}\n".utf8)
         }
     }
 }

@@ -55,6 +55,7 @@ public enum DiaryReplay {
                 switch change.event {
                 case .checkedOut: summary.visits += 1
                 case .walkPast: summary.walkPasts += 1
+                case .reopened: summary.visits -= 1  // it checks out again later
                 case .checkedIn, .updated: break
                 }
             }

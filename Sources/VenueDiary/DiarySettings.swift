@@ -54,8 +54,12 @@ public struct FlushPolicy: Sendable, Equatable {
         self.checkInsAtNextTick = checkInsAtNextTick
     }
 
-    /// The live service: check-ins at the next tick, open visits refreshed every 30 s.
-    public static let live = FlushPolicy(interval: 30, maxPendingChanges: 10_000, checkInsAtNextTick: true)
+    /// The live service: one commit every 2 minutes for everything (check-ins, check-outs, open
+    /// visits' progress). Each fsync'd commit costs the SD card at least a few 4 KiB pages, so
+    /// committing every check-in at the next tick would cost about 4 MB per venue hour at 300
+    /// check-ins an hour (BENCHMARKS.md, "Disk writes per venue hour"); a power cut loses at
+    /// most the last 2 minutes instead, and a clean stop writes everything.
+    public static let live = FlushPolicy(interval: 120, maxPendingChanges: 10_000, checkInsAtNextTick: false)
     /// Replaying a file: one transaction per 1,000 visit changes or per hour of replayed time.
     public static let replay = FlushPolicy(interval: 3600, maxPendingChanges: 1_000, checkInsAtNextTick: false)
 }

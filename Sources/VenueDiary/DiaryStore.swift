@@ -21,6 +21,8 @@ public struct DiaryStats: Sendable, Equatable {
     public var openVisits: Int
     public var oldestCheckIn: Double?
     public var newestCheckOut: Double?
+    /// Visits whose times come from an unsynchronised clock and could not be corrected.
+    public var uncorrectedVisits: Int
     /// Bytes on disk: the database file plus its write-ahead log.
     public var fileBytes: Int64
 }
@@ -36,8 +38,8 @@ public struct DiaryStats: Sendable, Equatable {
 /// - WAL: readers (`diary stats`, `export`) never block the service's writes.
 /// - `synchronous = FULL`: every commit is synced to the WAL. With NORMAL, WAL commits survive a
 ///   process crash but a power cut can roll back everything since the last checkpoint, which
-///   could be many minutes of visits; FULL costs one fsync per batch (every ~30 s), which an SD
-///   card affords, and keeps the "no visit shortened by more than 30 s" promise on power loss.
+///   could be many minutes of visits; FULL costs one fsync per batch (every 2 minutes live),
+///   which keeps the "a power cut loses at most the last batch" promise.
 /// - `secure_delete = ON`: purged visits are overwritten, not left in free pages.
 /// - A busy timeout, because the CLI and the service may open the file at the same time.
 public struct DiaryStore: Sendable {
@@ -128,20 +130,15 @@ public struct DiaryStore: Sendable {
 
     /// Visits overlapping `window`, oldest check-in first.
     public func visits(in window: VisitWindow = .all) throws -> [Visit] {
-        try database.read { db in try window.request.fetchAll(db).map(\.visit) }
+        try database.read { db in try Row.fetchAll(db, window.request).map(VisitRow.visit) }
     }
 
     /// Streams the visits overlapping `window`, oldest check-in first, without loading them all.
     public func forEachVisit(in window: VisitWindow, _ body: (Visit) throws -> Void) throws {
-        try database.read { db in
-            let cursor = try window.request.fetchCursor(db)
-            while let row = try cursor.next() {
-                try body(row.visit)
-            }
-        }
+        try forEachRow(in: window) { row in try body(VisitRow.visit(row)) }
     }
 
-    /// Streams raw `visit` rows (in ``VisitRow/databaseSelection`` order) for the export.
+    /// Streams raw rows (in ``VisitRow/selection`` order) for the export.
     func forEachRow(in window: VisitWindow, _ body: (Row) throws -> Void) throws {
         try database.read { db in
             let rows = try Row.fetchCursor(db, window.request)
@@ -151,25 +148,43 @@ public struct DiaryStore: Sendable {
         }
     }
 
+    /// Visits overlapping `window` whose times come from an unsynchronised clock and are not
+    /// corrected (see ``DiaryClock``).
+    public func uncorrectedVisitCount(in window: VisitWindow = .all) throws -> Int {
+        try database.read { db in try window.uncorrectedRequest.fetchOne(db) ?? 0 }
+    }
+
     /// Visits not yet checked out.
     public func openVisits() throws -> [Visit] {
         try database.read { db in
-            try VisitRow.filter(VisitRow.Columns.checkOut == nil).order(VisitRow.Columns.id).fetchAll(db).map(\.visit)
+            try Row.fetchAll(db, sql: "SELECT \(VisitRow.selection) FROM \(VisitRow.from) WHERE v.check_out IS NULL ORDER BY v.id")
+                .map(VisitRow.visit)
+        }
+    }
+
+    /// The boot of each open visit recorded on an unsynchronised clock, by visit id.
+    func openVisitClockBoots() throws -> [Int64: String] {
+        try database.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, clock_boot FROM visit WHERE check_out IS NULL AND clock_boot IS NOT NULL")
+            return Dictionary(rows.map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
     public func visit(id: Int64) throws -> Visit? {
-        try database.read { db in try VisitRow.filter(key: id).fetchOne(db)?.visit }
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(VisitRow.selection) FROM \(VisitRow.from) WHERE v.id = ?", arguments: [id])
+                .map(VisitRow.visit)
+        }
     }
 
     public func stats() throws -> DiaryStats {
         var stats = try database.read { db in
-            DiaryStats(
-                visits: try VisitRow.fetchCount(db),
-                openVisits: try VisitRow.filter(VisitRow.Columns.checkOut == nil).fetchCount(db),
-                oldestCheckIn: try VisitRow.select(min(VisitRow.Columns.checkIn), as: Double.self).fetchOne(db),
-                newestCheckOut: try VisitRow.select(max(VisitRow.Columns.checkOut), as: Double.self).fetchOne(db),
-                fileBytes: 0)
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*), count(*) - count(check_out), min(check_in), max(check_out), count(clock_boot) FROM visit
+                """)
+            return DiaryStats(
+                visits: row?[0] ?? 0, openVisits: row?[1] ?? 0, oldestCheckIn: row?[2], newestCheckOut: row?[3],
+                uncorrectedVisits: row?[4] ?? 0, fileBytes: 0)
         }
         for file in [path, path + "-wal"] {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value
@@ -191,9 +206,14 @@ public struct DiaryStore: Sendable {
                 name: "recording_days", value: "\(recordingDays)", allowed: "a whole number of days ≥ 0, or forever")
         }
         let deleted = try database.write { db in
-            if recordingDays == 0 { return try VisitRow.deleteAll(db) }
-            let cutoff = now - Double(recordingDays) * 86_400
-            return try VisitRow.filter(VisitRow.Columns.checkOut != nil && VisitRow.Columns.checkOut < cutoff).deleteAll(db)
+            if recordingDays == 0 {
+                try db.execute(sql: "DELETE FROM progress")
+                try db.execute(sql: "DELETE FROM visit")
+            } else {
+                // Finished visits only, which have no progress row.
+                try db.execute(sql: "DELETE FROM visit WHERE check_out < ?", arguments: [now - Double(recordingDays) * 86_400])
+            }
+            return db.changesCount
         }
         if deleted > 0 {
             try database.writeWithoutTransaction { db in
@@ -206,9 +226,9 @@ public struct DiaryStore: Sendable {
     /// Stores visits in one transaction, updating any visit with the same identity
     /// (kind, payload, check-in) that has no more samples. For imports, tests and benchmarks;
     /// the live path goes through ``VenueDiary``.
-    public func save(_ visits: [Visit]) throws {
+    public func save(_ visits: [Visit], clock: DiaryClock = .synchronised) throws {
         try database.write { db in
-            let statements = try VisitStatements(db)
+            let statements = try VisitStatements(db, clock: clock)
             for visit in visits {
                 _ = try statements.upsert(visit)
             }

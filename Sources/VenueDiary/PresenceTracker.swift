@@ -52,6 +52,10 @@ public struct PresenceTracker: Sendable {
         var rssiSum = 0
         /// Last sighting of this identity's previous visit: later samples never reach back past it.
         var endedAt = -Double.infinity
+        /// `endedAt` before the previous visit ended, and whether that visit was checked in: what
+        /// a reopened visit needs back.
+        var priorEnd = -Double.infinity
+        var endedCheckedIn = false
         /// When the slot went idle; NaN until the next `advance` sees it idle.
         var idleSince = Double.nan
     }
@@ -150,7 +154,9 @@ public struct PresenceTracker: Sendable {
     /// sighting extend it backwards while each is within `checkOut` of the visit's (growing)
     /// start, not inside the identity's previous visit, and the visit stays shorter than
     /// `maxVisit`. Later samples are recorded as ordinary sightings. Without an open visit,
-    /// samples after the previous visit's end are recorded in time order. Dropped samples are
+    /// samples after the previous visit's end are recorded in time order; when the first of them
+    /// comes within `checkOut` of that end, the previous visit was never really over and is
+    /// reopened (``VisitChange/Event/reopened``) rather than split in two. Dropped samples are
     /// counted in ``Counters/droppedSamples``. Returns false when the key has been released.
     @discardableResult
     public mutating func attribute(_ samples: [RSSISample], to key: VisitKey) -> Bool {
@@ -187,6 +193,10 @@ public struct PresenceTracker: Sendable {
             let start = usable.partitioningIndex { $0.time > s.endedAt }
             counters.droppedSamples += start
             later = usable[start...]
+            if let next = later.first, s.phase == .idle, next.time - s.endedAt <= checkOut, next.time - s.first < maxVisit {
+                reopen(i, &s)
+                slots[i] = s
+            }
         }
         for sample in later {
             observe(i, time: sample.time, rssi: sample.rssi)
@@ -242,6 +252,25 @@ public struct PresenceTracker: Sendable {
         slots[i].rssiSum = visit.rssiSum
         openVisitCount += 1
         return key
+    }
+
+    /// Moves every time the tracker holds by `step` seconds: the wall clock they were taken from
+    /// has just been synchronised (see ``DiaryClock``), so visits continue instead of ending at
+    /// the jump. Take the changes first; times in untaken changes move too.
+    public mutating func shiftTimes(by step: Double) {
+        guard step != 0, step.isFinite else { return }
+        for i in slots.indices where slots[i].phase != .free {
+            slots[i].first += step
+            slots[i].last += step
+            slots[i].endedAt += step
+            slots[i].priorEnd += step
+            if !slots[i].idleSince.isNaN { slots[i].idleSince += step }
+        }
+        for j in changes.indices {
+            changes[j].visit.checkIn += step
+            changes[j].visit.lastSeen += step
+            if let checkOut = changes[j].visit.checkOut { changes[j].visit.checkOut = checkOut + step }
+        }
     }
 
     // MARK: Output
@@ -372,11 +401,25 @@ public struct PresenceTracker: Sendable {
     private mutating func end(_ i: Int, _ s: inout Slot, idleSince: Double) {
         let event: VisitChange.Event = s.phase == .checkedIn ? .checkedOut : .walkPast
         changes.append(VisitChange(event: event, key: key(of: i), visit: visit(of: i, s, checkOut: s.last)))
+        s.endedCheckedIn = s.phase == .checkedIn
         s.phase = .idle
         s.dirty = false
+        s.priorEnd = s.endedAt
         s.endedAt = s.last
         s.idleSince = idleSince
         openVisitCount -= 1
+    }
+
+    /// Takes back the end of the identity's last visit (its statistics are still in the slot).
+    private mutating func reopen(_ i: Int, _ s: inout Slot) {
+        s.phase = s.endedCheckedIn ? .checkedIn : .pending
+        s.dirty = false
+        s.endedAt = s.priorEnd
+        s.idleSince = .nan
+        openVisitCount += 1
+        if s.phase == .checkedIn {
+            changes.append(VisitChange(event: .reopened, key: key(of: i), visit: visit(of: i, s, checkOut: nil)))
+        }
     }
 
     private mutating func release(_ i: Int) {

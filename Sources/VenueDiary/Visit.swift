@@ -21,11 +21,16 @@ public struct Visit: Sendable, Equatable {
     public var rssiMax: Int
     /// Sum of all RSSI values, dBm, so that the mean stays exact when samples are added later.
     public var rssiSum: Int
+    /// Whether the visit's times come from a system clock that was not synchronised and could
+    /// not (yet) be corrected: the diary stores it, the tracker never sets it. See
+    /// ``DiaryClock``.
+    public var clockUncorrected: Bool
 
     public init(
         id: Int64? = nil, kind: PayloadKind, payload: [UInt8], checkIn: Double, lastSeen: Double,
-        checkOut: Double? = nil, samples: Int, rssiMax: Int, rssiSum: Int
+        checkOut: Double? = nil, samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool = false
     ) {
+        self.clockUncorrected = clockUncorrected
         self.id = id
         self.kind = kind
         self.payload = payload

@@ -21,6 +21,11 @@ public struct VisitChange: Sendable, Equatable {
         case checkedOut
         /// A visit ended before it was checked in; it is never written.
         case walkPast
+        /// A checked-out visit continues: measurements taken before its check-out limit ran out
+        /// arrived late (a phone's RSSI measured under an address whose payload became known
+        /// only later), so it was never really gone. `visit` is open again with its check-in
+        /// kept; one visit, not two.
+        case reopened
     }
 
     public var event: Event

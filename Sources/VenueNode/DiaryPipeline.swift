@@ -104,6 +104,20 @@ public struct DiaryPipeline {
         return changes
     }
 
+    /// The system clock has been synchronised (see ``VenueDiary/synchronise(bootID:wallMinusBoot:)``):
+    /// visits recorded before are corrected and every wall time held here moves by the step.
+    /// Hand events over with the new wall offset from now on.
+    public mutating func synchronise(bootID: String, wallMinusBoot: Double) throws -> ClockCorrection {
+        let correction = try diary.synchronise(bootID: bootID, wallMinusBoot: wallMinusBoot)
+        let step = correction.step
+        if step != 0 {
+            for target in keys.keys { keys[target]?.lastUsed += step }
+            nextSweep += step
+            nextPurge = nextPurge.map { $0 + step }
+        }
+        return correction
+    }
+
     /// Closing time: every open visit is closed at its last sighting and written now; the
     /// pipeline records on when the venue opens again.
     public mutating func checkOutAll(now: Double) throws -> [VisitChange] {

@@ -71,7 +71,8 @@ struct DiaryCommand: ParsableCommand {
                     func q(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "null" }
                     Console.out(
                         "{\"path\": \"\(settings.diary.path)\", \"visits\": \(stats.visits), \"open_visits\": \(stats.openVisits), "
-                            + "\"oldest_check_in\": \(q(oldest)), \"newest_check_out\": \(q(newest)), \"file_bytes\": \(stats.fileBytes)}")
+                            + "\"oldest_check_in\": \(q(oldest)), \"newest_check_out\": \(q(newest)), "
+                            + "\"clock_uncorrected\": \(stats.uncorrectedVisits), \"file_bytes\": \(stats.fileBytes)}")
                 } else {
                     Console.out("""
                         diary:            \(settings.diary.path)
@@ -79,6 +80,7 @@ struct DiaryCommand: ParsableCommand {
                         open visits:      \(stats.openVisits)
                         oldest check-in:  \(oldest ?? "-")
                         newest check-out: \(newest ?? "-")
+                        unsynced clock:   \(stats.uncorrectedVisits) visits recorded before clock sync, times not corrected
                         file size:        \(stats.fileBytes) bytes
                         """)
                 }

@@ -51,9 +51,10 @@ struct ExportCommand: AsyncParsableCommand {
             let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
             let store = try DiaryStore(path: settings.diary.path, readOnly: true)
             if output == "-" {
-                try DiaryExport.export(
+                let summary = try DiaryExport.export(
                     format, from: store, window: window, venue: settings.venueIdentity, generatedAt: now.time,
                     to: FileHandle.standardOutput)
+                warnAboutClock(summary)
             } else {
                 let temporary = output + ".partial"
                 guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
@@ -61,14 +62,15 @@ struct ExportCommand: AsyncParsableCommand {
                 }
                 do {
                     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-                    let count = try DiaryExport.export(
+                    let summary = try DiaryExport.export(
                         format, from: store, window: window, venue: settings.venueIdentity, generatedAt: now.time, to: handle)
                     try handle.synchronize()
                     try handle.close()
                     guard rename(temporary, output) == 0 else {
                         throw CLIFailure(message: "\(output): cannot write the file: \(String(cString: strerror(errno)))", status: ExitStatus.cannotCreate)
                     }
-                    Console.error("exported \(count) visits to \(output)")
+                    Console.error("exported \(summary.visits) visits to \(output)")
+                    warnAboutClock(summary)
                 } catch {
                     try? FileManager.default.removeItem(atPath: temporary)
                     throw error
@@ -76,6 +78,15 @@ struct ExportCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// Says on standard error when some visits' times could not be corrected (the export marks them).
+private func warnAboutClock(_ summary: DiaryExport.Summary) {
+    let n = summary.clockUncorrected
+    guard n > 0 else { return }
+    Console.error(
+        "warning: \(n) visit\(n == 1 ? " was" : "s were") recorded before the clock was synchronised and could not be "
+            + "corrected (clock_uncorrected = 1); \(n == 1 ? "its" : "their") times may be off by hours")
 }
 
 extension DiaryExport.Format: ExpressibleByArgument {}

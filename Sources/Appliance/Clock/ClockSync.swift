@@ -63,35 +63,3 @@ public struct BootTime: Sendable, Equatable {
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
     }()
 }
-
-/// How far the wall clock moved when it was synchronised.
-///
-/// Before sync the wall clock runs at the right rate from a wrong start (the time saved at the
-/// last shutdown), so `wall − boot time` is constant until sync steps it. One (wall, boot time)
-/// pair taken before sync and one after give the step; every wall time this boot recorded
-/// before sync is corrected by adding it. This is the brief's
-/// `wall = sync_wall − (sync_mono − row_mono)` with the per-row offset factored out: rows need
-/// only the boot id and an "unsynchronised" flag, not a monotonic reading each.
-public struct ClockCorrection: Sendable, Equatable {
-    public var bootID: String
-    /// Seconds to add to wall times recorded in this boot before sync.
-    public var delta: Double
-
-    public init(bootID: String, delta: Double) {
-        self.bootID = bootID
-        self.delta = delta
-    }
-
-    /// nil when the two readings are from different boots.
-    public static func measure(before: (wall: Double, boot: BootTime), after: (wall: Double, boot: BootTime)) -> ClockCorrection? {
-        guard before.boot.bootID == after.boot.bootID else { return nil }
-        let delta = (after.wall - after.boot.seconds) - (before.wall - before.boot.seconds)
-        return ClockCorrection(bootID: after.boot.bootID, delta: delta)
-    }
-
-    /// The corrected wall time of a reading recorded before sync in `bootID`; nil for another
-    /// boot (that boot never synchronised: its times cannot be corrected).
-    public func corrected(_ wall: Double, recordedIn boot: String) -> Double? {
-        boot == bootID ? wall + delta : nil
-    }
-}

@@ -10,14 +10,15 @@ extension ExportDocument {
         let window = try DiaryExport.window(share ?? settings.diarySettings.shareWindow, now: now)
         let store = try DiaryStore(path: settings.diary.path, readOnly: true)
         var csv = Data()
-        let count = try DiaryExport.export(.csv, from: store, window: window, venue: settings.venueIdentity, generatedAt: now) {
+        let summary = try DiaryExport.export(.csv, from: store, window: window, venue: settings.venueIdentity, generatedAt: now) {
             csv.append(contentsOf: $0)
         }
         // "all": the window starts at the oldest visit (or now, for an empty diary).
         let start = try window.from ?? store.stats().oldestCheckIn ?? now
         return ExportDocument(
             venue: settings.venue, windowStart: Date(timeIntervalSince1970: start),
-            windowEnd: Date(timeIntervalSince1970: window.to ?? now), visits: count, visitsBeforeClockSync: nil, csv: csv,
+            windowEnd: Date(timeIntervalSince1970: window.to ?? now), visits: summary.visits,
+            visitsBeforeClockSync: summary.clockUncorrected, csv: csv,
             generated: Date(timeIntervalSince1970: now))
     }
 }

@@ -10,15 +10,15 @@ public struct ExportDocument: Sendable, Equatable {
     /// Visits in the CSV.
     public var visits: Int
     /// Visits in the window recorded before the clock was synchronised whose times could not
-    /// be corrected (their times may be off by hours); nil when the diary does not track it.
-    public var visitsBeforeClockSync: Int?
+    /// be corrected (their times may be off by hours).
+    public var visitsBeforeClockSync: Int
     /// The CSV bytes (RFC 4180, UTF-8, header row).
     public var csv: Data
     /// When the export was made.
     public var generated: Date
 
     public init(
-        venue: VenueSettings, windowStart: Date, windowEnd: Date, visits: Int, visitsBeforeClockSync: Int?, csv: Data,
+        venue: VenueSettings, windowStart: Date, windowEnd: Date, visits: Int, visitsBeforeClockSync: Int, csv: Data,
         generated: Date
     ) {
         self.venue = venue

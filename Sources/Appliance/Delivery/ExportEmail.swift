@@ -71,20 +71,21 @@ public struct ExportEmail: Sendable, Equatable {
             """
         if document.visitsBeforeClockSync == 0 {
             text += "Clock: every visit in this window was recorded with a synchronised clock.\n"
-        } else if let n = document.visitsBeforeClockSync {
+        } else {
+            let n = document.visitsBeforeClockSync
             text += """
                 Clock: \(n) visit\(n == 1 ? " was" : "s were") recorded before the clock was synchronised and \
                 could not be corrected; \(n == 1 ? "its" : "their") times may be wrong by hours.
 
                 """
         }
-        // nil: the diary does not record clock synchronisation, so nothing can be said about it.
         text += """
 
             The attachment \(document.fileName) has one row per visit: a phone (identified by its
             Herald payload) present at the venue for longer than the check-in time. Times are UTC.
             Columns: visit_id, kind, payload, check_in, check_out, duration_seconds, samples,
-            rssi_max, rssi_mean. An empty check_out means the visit was still open.
+            rssi_max, rssi_mean, clock_uncorrected. An empty check_out means the visit was still
+            open; clock_uncorrected is 1 for a visit whose times could not be corrected.
 
             """
         return text

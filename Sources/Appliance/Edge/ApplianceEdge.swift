@@ -26,9 +26,6 @@ public final class ApplianceEdge: Sendable {
     struct State {
         var radio: RadioCondition = .starting
         var clockSynchronised = false
-        /// (wall, boot time) last seen while the clock was not synchronised.
-        var beforeSync: (wall: Double, boot: BootTime)?
-        var clockCorrection: ClockCorrection?
         var lastWatchdog: ContinuousClock.Instant?
     }
 
@@ -56,7 +53,14 @@ public final class ApplianceEdge: Sendable {
                 logger.error("GPIO disabled for this run: \(error)")
             }
         }
-        return ApplianceEdge(settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick)
+        let edge = ApplianceEdge(settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick)
+        // Known before the diary opens, so it stamps visits with the right clock from the start.
+        if await edge.detectSync() {
+            edge.state.withLock { $0.clockSynchronised = true }
+        } else {
+            logger.notice("the system clock is not synchronised yet: visits are marked and corrected when it is")
+        }
+        return edge
     }
 
     init(
@@ -131,39 +135,15 @@ public final class ApplianceEdge: Sendable {
         }
     }
 
-    /// How far the clock stepped when it was synchronised in this run (nil: synchronised from
-    /// the start, or not yet): what the diary needs to correct visits recorded before.
-    public var clockCorrection: ClockCorrection? { state.withLock { $0.clockCorrection } }
-
     /// Turns the LEDs off and releases the GPIO lines.
     public func shutdown() { panel?.stop() }
 
     private func housekeeping() async {
         while !Task.isCancelled {
-            let wasSynced = state.withLock { $0.clockSynchronised }
-            if !wasSynced {
-                // Read the clocks first: if the detector then says "not yet", the reading was
-                // certainly taken before sync.
-                let reading = (wall: Date().timeIntervalSince1970, boot: BootTime.now())
-                let detector = self.detector
-                let synced = await withCheckedContinuation { continuation in
-                    DispatchQueue(label: "venue-beacon.clock-sync").async { continuation.resume(returning: detector.isSynchronized()) }
-                }
-                if synced {
-                    let after = (wall: Date().timeIntervalSince1970, boot: BootTime.now())
-                    let correction = state.withLock { s in
-                        s.clockSynchronised = true
-                        s.clockCorrection = s.beforeSync.flatMap { ClockCorrection.measure(before: $0, after: after) }
-                        return s.clockCorrection
-                    }
-                    if let correction {
-                        logger.notice("the system clock is synchronised; it had been \(Int(correction.delta.rounded())) s off since boot")
-                    } else {
-                        logger.notice("the system clock is synchronised")
-                    }
-                } else {
-                    state.withLock { $0.beforeSync = reading }
-                }
+            // Once synchronised, always: the diary's correction happens once (in the service).
+            if !state.withLock({ $0.clockSynchronised }), await detectSync() {
+                state.withLock { $0.clockSynchronised = true }
+                logger.notice("the system clock is synchronised")
             }
             let (radio, synced) = state.withLock { ($0.radio, $0.clockSynchronised) }
             let now = Date()
@@ -181,6 +161,14 @@ public final class ApplianceEdge: Sendable {
                 wait = min(wait, .milliseconds(max(Int(change.timeIntervalSince(now) * 1000), 0) + 10))
             }
             try? await Task.sleep(for: wait)
+        }
+    }
+
+    /// Asks the detector (which may run timedatectl) off the cooperative pool.
+    private func detectSync() async -> Bool {
+        let detector = self.detector
+        return await withCheckedContinuation { continuation in
+            DispatchQueue(label: "venue-beacon.clock-sync").async { continuation.resume(returning: detector.isSynchronized()) }
         }
     }
 

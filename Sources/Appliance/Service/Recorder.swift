@@ -11,11 +11,16 @@ import VenueNode
 /// own, never on the cooperative pool. The node's loop hands events over with ``submit(_:)``,
 /// which never blocks.
 ///
-/// Once a second the thread ticks the diary (check-ins are committed at the next tick, open
-/// visits refreshed every 30 s, retention at start and hourly once the clock is synchronised),
-/// logs check-ins and check-outs with a short payload id, and reports them to the hooks. On
-/// ``stop()`` (or cancellation of ``run()``) it writes what it has and closes the diary; open
-/// visits stay open and are resumed at the next start.
+/// Once a second the thread ticks the diary (a commit every 2 minutes, retention at start and
+/// hourly once the clock is synchronised), logs check-ins and check-outs with a short payload
+/// id, and reports them to the hooks. On ``stop()`` (or cancellation of ``run()``) it writes
+/// what it has and closes the diary; open visits stay open and are resumed at the next start.
+///
+/// The diary's clock: while the system clock is not synchronised (`hooks.clockSynchronised`),
+/// diary time runs on the steady clock from the wall time at start, so a step of the wall clock
+/// cannot split visits, and new visits are stamped with the boot and `wall − CLOCK_BOOTTIME`.
+/// When sync is reported, the step is measured and the diary corrects, in one transaction,
+/// every visit this boot recorded before; from then on diary time is wall time.
 final class Recorder: Sendable {
     struct Options: Sendable {
         var diaryPath: String
@@ -96,17 +101,28 @@ final class Recorder: Sendable {
 
     private func threadMain() -> Result<Void, any Error> {
         var pipeline: DiaryPipeline
+        var synced = hooks.clockSynchronised()
+        // Diary time = steady time + offset; the offset is frozen while the clock is not synchronised.
+        var offset = clock.wallOffset
+        var correction: ClockCorrection?
         do {
             let store = try DiaryStore(path: options.diaryPath)
-            pipeline = DiaryPipeline(diary: try VenueDiary(store: store, settings: options.diarySettings, now: clock.wall()))
+            let reading = clock.wallMinusBoot
+            let diaryClock: DiaryClock = synced ? .synchronised : .unsynchronised(bootID: reading.bootID, wallMinusBoot: reading.seconds)
+            pipeline = DiaryPipeline(
+                diary: try VenueDiary(store: store, settings: options.diarySettings, now: clock.wall(), clock: diaryClock))
+            // Visits an earlier run of this boot recorded before sync (it stopped before it saw sync).
+            if synced { correction = try pipeline.synchronise(bootID: reading.bootID, wallMinusBoot: reading.seconds) }
         } catch {
             return .failure(error)
         }
+        func now() -> Double { clock.monotonic() + offset }
         var opened = "diary \(options.diaryPath) open"
         if pipeline.diary.resumedVisits > 0 { opened += ", \(pipeline.diary.resumedVisits) visits resumed" }
         if pipeline.diary.closedStaleVisits > 0 { opened += ", \(pipeline.diary.closedStaleVisits) visits closed at their last sighting" }
         if !options.diarySettings.isRecording { opened += " (recording_days = 0: nothing is recorded)" }
         logger.info("\(opened)")
+        if let correction, correction.correctedVisits + correction.uncorrectableVisits > 0 { log(correction) }
 
         var heraldLogs = options.heraldLogs
         var nextTick = clock.monotonic() + 1
@@ -124,7 +140,7 @@ final class Recorder: Sendable {
                 }
                 return (inbox.events, inbox.stopping, inbox.checkingOut, inbox.dropped)
             }
-            let offset = clock.wallOffset
+            if synced { offset = clock.wallOffset }
             for event in events {
                 pipeline.handle(event, wallOffset: offset)
                 heraldLogs?.record(event, wallTime: event.time + offset)
@@ -132,19 +148,29 @@ final class Recorder: Sendable {
             if stopping { break }
             if checkingOut {
                 do {
-                    report(try pipeline.checkOutAll(now: clock.wall()))
+                    report(try pipeline.checkOutAll(now: now()))
                     openVisits.store(pipeline.diary.tracker.openVisitCount, ordering: .relaxed)
                 } catch {
                     logger.error("cannot close the open visits at closing time: \(error)")
                 }
             }
 
-            let now = clock.monotonic()
-            guard now >= nextTick else { continue }
-            nextTick = nextTick + 1 > now ? nextTick + 1 : now + 1
+            let steady = clock.monotonic()
+            guard steady >= nextTick else { continue }
+            nextTick = nextTick + 1 > steady ? nextTick + 1 : steady + 1
+            if !synced && hooks.clockSynchronised() {
+                let reading = clock.wallMinusBoot
+                do {
+                    log(try pipeline.synchronise(bootID: reading.bootID, wallMinusBoot: reading.seconds))
+                    synced = true
+                    offset = clock.wallOffset
+                } catch {
+                    logger.error("cannot correct the diary for the synchronised clock: \(error); retrying every second")
+                }
+            }
             let purges = pipeline.counters.purged
             do {
-                let changes = try pipeline.tick(now: clock.wall(), purgeAllowed: hooks.clockSynchronised())
+                let changes = try pipeline.tick(now: now(), purgeAllowed: synced)
                 if writeFailing {
                     logger.notice("diary writes work again")
                     writeFailing = false
@@ -163,15 +189,15 @@ final class Recorder: Sendable {
                 logger.warning("the diary fell behind: \(dropped - reportedDrops) sensor events dropped")
                 reportedDrops = dropped
             }
-            if heraldLogs != nil, now >= nextLogFlush {
-                nextLogFlush = now + 10
+            if heraldLogs != nil, steady >= nextLogFlush {
+                nextLogFlush = steady + 10
                 flush(&heraldLogs, failing: &logsFailing)
             }
         }
 
         var result = Result<Void, any Error>.success(())
         do {
-            _ = try pipeline.close(now: clock.wall())
+            _ = try pipeline.close(now: now())
             let open = pipeline.diary.tracker.openVisitCount
             logger.info("diary closed\(open > 0 ? "; \(open) open visits continue at the next start" : "")")
         } catch {
@@ -192,6 +218,16 @@ final class Recorder: Sendable {
         }
     }
 
+    private func log(_ correction: ClockCorrection) {
+        var text = "the system clock is synchronised"
+        if correction.step != 0 { text += String(format: "; it stepped %+.0f s", correction.step) }
+        if correction.correctedVisits > 0 { text += "; corrected the times of \(correction.correctedVisits) visits recorded before" }
+        if correction.uncorrectableVisits > 0 {
+            text += "; \(correction.uncorrectableVisits) visits from boots that never synchronised keep uncorrected times (exports mark them)"
+        }
+        logger.notice("\(text)")
+    }
+
     private func report(_ changes: [VisitChange]) {
         guard !changes.isEmpty else { return }
         for change in changes {
@@ -203,6 +239,8 @@ final class Recorder: Sendable {
             case .checkedOut:
                 let end = visit.checkOut ?? visit.lastSeen
                 logger.info("check-out \(id), \(TimeText.iso8601(visit.checkIn)) to \(TimeText.iso8601(end)) (\(Self.duration(end - visit.checkIn)))")
+            case .reopened:
+                logger.info("visit continues \(id), present since \(TimeText.iso8601(visit.checkIn)) (late measurements bridged the gap)")
             case .walkPast:
                 logger.debug("walk-past \(id), \(Self.duration(visit.lastSeen - visit.checkIn)): not recorded")
             case .updated:

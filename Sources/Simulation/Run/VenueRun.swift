@@ -54,6 +54,8 @@ public struct VenueRun {
     public struct Counters: Sendable, Equatable {
         public var checkIns = 0
         public var checkOuts = 0
+        /// Checked-out visits that late measurements showed to continue (one visit, not two).
+        public var reopened = 0
         public var walkPasts = 0
         public var requests = 0
         public var failedRequests = 0
@@ -151,6 +153,7 @@ public struct VenueRun {
             case .checkedIn: counters.checkIns += 1
             case .checkedOut: counters.checkOuts += 1
             case .walkPast: counters.walkPasts += 1
+            case .reopened: counters.reopened += 1
             case .updated: break
             }
         }
