@@ -178,6 +178,12 @@ public struct PresenceTracker: Sendable {
         usable.sort { $0.time < $1.time }
 
         var s = slots[i]
+        if s.phase == .idle, let next = usable.first(where: { $0.time > s.endedAt }),
+            next.time - s.endedAt <= checkOut, next.time - s.first < maxVisit
+        {
+            reopen(i, &s)
+            slots[i] = s
+        }
         var later = usable[...]
         if s.phase == .pending || s.phase == .checkedIn {
             let end = usable.partitioningIndex { $0.time > s.last }
@@ -193,10 +199,6 @@ public struct PresenceTracker: Sendable {
             let start = usable.partitioningIndex { $0.time > s.endedAt }
             counters.droppedSamples += start
             later = usable[start...]
-            if let next = later.first, s.phase == .idle, next.time - s.endedAt <= checkOut, next.time - s.first < maxVisit {
-                reopen(i, &s)
-                slots[i] = s
-            }
         }
         for sample in later {
             observe(i, time: sample.time, rssi: sample.rssi)

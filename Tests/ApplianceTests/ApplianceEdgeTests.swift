@@ -63,7 +63,7 @@ import VenueNode
         #expect(socket.receive() == "STOPPING=1")
     }
 
-    @Test func clockSyncIsNoticedAndItsStepMeasured() async throws {
+    @Test func clockSyncIsNoticed() async throws {
         let dir = TemporaryDirectory("edge")
         let answers = Mutex(["no", "no", "yes"])
         let detector = ClockSyncDetector(fileExists: { _ in false }, timedatectl: {
@@ -72,15 +72,14 @@ import VenueNode
         let edge = await ApplianceEdge.start(
             settings: try settings(dir, gpio: false), logger: Logger(label: "test"), gpio: FakeGPIO(), detector: detector,
             environment: [:], tick: .milliseconds(20))
+        // Asked once at start, before the diary opens: not yet.
+        #expect(!edge.hooks.clockSynchronised())
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await edge.run() }
             #expect(await eventually { edge.hooks.clockSynchronised() })
             group.cancelAll()
         }
-        // Here the clock did not really step: the measured step is (about) zero, this boot's.
-        let correction = try #require(edge.clockCorrection)
-        #expect(abs(correction.delta) < 1)
-        #expect(correction.bootID == BootTime.currentBootID)
+        #expect(answers.withLock { $0 } == ["yes"])
     }
 
     @Test func ledsButtonExportAndClockSync() async throws {
@@ -91,7 +90,7 @@ import VenueNode
         let edge = await ApplianceEdge.start(
             settings: settings, logger: Logger(label: "test"), gpio: gpio,
             detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }), environment: [:])
-        #expect(!edge.hooks.clockSynchronised())  // not yet looked at
+        #expect(edge.hooks.clockSynchronised())  // asked once at start
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await edge.run() }

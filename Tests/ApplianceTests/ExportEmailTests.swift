@@ -12,7 +12,7 @@ enum Fixture {
             + "1,herald,300102030405,2026-01-14T18:00:00Z,2026-01-14T19:30:00Z,5400,812,-51,-63.5\r\n"
             + "2,herald,30aabbccdd,2026-01-14T20:00:00Z,,600,80,-70,-77.25\r\n").utf8)
 
-    static func document(visitsBeforeSync: Int? = 0, venue: VenueSettings = venue, csv: Data = csv) -> ExportDocument {
+    static func document(visitsBeforeSync: Int = 0, venue: VenueSettings = venue, csv: Data = csv) -> ExportDocument {
         ExportDocument(
             venue: venue, windowStart: Date(timeIntervalSince1970: 1_767_225_600),  // 2026-01-01T00:00Z
             windowEnd: Date(timeIntervalSince1970: 1_768_435_200),  // 2026-01-15T00:00Z
@@ -79,9 +79,9 @@ enum Fixture {
         #expect(oneBody.contains("1 visit was recorded"))
     }
 
-    @Test func untrackedClockStateIsNotClaimed() {
-        let body = ExportEmail.body(Fixture.document(visitsBeforeSync: nil))
-        #expect(!body.contains("Clock:"))
+    @Test func synchronisedClockIsStated() {
+        let body = ExportEmail.body(Fixture.document(visitsBeforeSync: 0))
+        #expect(body.contains("Clock: every visit in this window was recorded with a synchronised clock."))
         #expect(body.contains("Visits:    2"))
     }
 

@@ -35,7 +35,7 @@ import Testing
             (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA secure_delete"))
         }
         #expect(synchronous == 2 && secureDelete == 1)
-        #expect(try store.stats() == DiaryStats(visits: 0, openVisits: 0, oldestCheckIn: nil, newestCheckOut: nil, fileBytes: store.stats().fileBytes))
+        #expect(try store.stats() == DiaryStats(visits: 0, openVisits: 0, oldestCheckIn: nil, newestCheckOut: nil, uncorrectedVisits: 0, fileBytes: store.stats().fileBytes))
         #expect(try store.stats().fileBytes > 0)
     }
 
@@ -127,7 +127,7 @@ import Testing
             try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v2 zones')") }
             try queue.close()
         }
-        #expect(throws: DiaryError.newerSchema(path: path, version: 1, supported: DiarySchema.version)) {
+        #expect(throws: DiaryError.newerSchema(path: path, version: DiarySchema.version, supported: DiarySchema.version)) {
             try DiaryStore(path: path)
         }
     }

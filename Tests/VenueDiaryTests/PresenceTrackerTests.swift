@@ -218,17 +218,73 @@ import Testing
     @Test mutating func lateSamplesNeverReachIntoAClosedVisit() {
         let key = tracker.key(for: .herald, payload: phone)
         sight(key, [0, 100, 200])
-        tracker.advance(to: 600)
+        tracker.advance(to: 700)
         _ = tracker.takeChanges(includingUpdates: false)
-        // 150 lies inside the closed visit; 400 and 450 come after it and open a new visit.
-        tracker.attribute([RSSISample(time: 450, rssi: -60), RSSISample(time: 150, rssi: -60), RSSISample(time: 400, rssi: -60)], to: key)
+        // 150 lies inside the closed visit; 510 and 550 come more than check-out (300 s) after
+        // its end and open a new visit.
+        tracker.attribute([RSSISample(time: 550, rssi: -60), RSSISample(time: 150, rssi: -60), RSSISample(time: 510, rssi: -60)], to: key)
         #expect(tracker.counters.droppedSamples == 1)
-        #expect(tracker.openVisit(key)?.checkIn == 400)
+        #expect(tracker.openVisit(key)?.checkIn == 510)
         #expect(tracker.openVisit(key)?.samples == 2)
         // Nor does an open visit extend back into the previous one.
-        tracker.attribute([RSSISample(time: 199, rssi: -60), RSSISample(time: 201, rssi: -60)], to: key)
-        #expect(tracker.openVisit(key)?.checkIn == 201)
+        tracker.attribute([RSSISample(time: 199, rssi: -60), RSSISample(time: 211, rssi: -60)], to: key)
+        #expect(tracker.openVisit(key)?.checkIn == 211)
         #expect(tracker.counters.droppedSamples == 2)
+    }
+
+    /// A write-only phone: its RSSI, measured under a new address, reaches the tracker only with
+    /// its next payload write, after its visit was closed. Samples within the check-out limit of
+    /// the visit's end show it never left: one visit, reopened, not two.
+    @Test mutating func lateSamplesWithinCheckOutOfAClosedVisitReopenIt() {
+        let key = tracker.key(for: .herald, payload: phone)
+        sight(key, [0, 100, 200])
+        tracker.advance(to: 520)
+        #expect(tracker.takeChanges(includingUpdates: false).map(\.event) == [.checkedIn, .checkedOut])
+        tracker.attribute([RSSISample(time: 450, rssi: -50), RSSISample(time: 250, rssi: -60), RSSISample(time: 150, rssi: -60)], to: key)
+        tracker.record(key, time: 700, rssi: -60)
+        let changes = tracker.takeChanges(includingUpdates: true)
+        #expect(changes.map(\.event) == [.reopened, .updated])
+        #expect(changes[0].visit.checkIn == 0 && changes[0].visit.checkOut == nil)
+        let visit = tracker.openVisit(key)
+        #expect(visit?.checkIn == 0 && visit?.lastSeen == 700)
+        // 150 lies inside the reopened visit: it counts too.
+        #expect(visit?.samples == 7 && visit?.rssiMax == -50)
+        #expect(tracker.counters.droppedSamples == 0)
+        #expect(tracker.openVisitCount == 1)
+        tracker.advance(to: 1001)
+        let closed = tracker.takeChanges(includingUpdates: false)
+        #expect(closed.map(\.event) == [.checkedOut])
+        #expect(closed.first?.visit.checkOut == 700)
+    }
+
+    /// A walk-past that late samples show to have lasted: reopened as pending, then checked in.
+    @Test mutating func lateSamplesCanTurnAWalkPastIntoAVisit() {
+        let key = tracker.key(for: .herald, payload: phone)
+        sight(key, [0, 60])
+        tracker.advance(to: 400)
+        #expect(tracker.takeChanges(includingUpdates: false).map(\.event) == [.walkPast])
+        tracker.attribute([RSSISample(time: 300, rssi: -60)], to: key)
+        let changes = tracker.takeChanges(includingUpdates: false)
+        #expect(changes.map(\.event) == [.checkedIn])
+        #expect(changes.first?.visit.checkIn == 0 && changes.first?.visit.lastSeen == 300)
+    }
+
+    /// The clock was synchronised: every time moves by the step; open visits go on.
+    @Test mutating func shiftingTimesKeepsOpenVisitsOpen() {
+        let key = tracker.key(for: .herald, payload: phone)
+        let gone = tracker.key(for: .herald, payload: [0x02] + phone.dropFirst())
+        sight(key, [0, 100, 200])
+        sight(gone, [0, 150])
+        tracker.advance(to: 460)
+        _ = tracker.takeChanges(includingUpdates: false)
+        tracker.shiftTimes(by: 7200)
+        tracker.record(key, time: 7200 + 470, rssi: -60)
+        tracker.advance(to: 7200 + 470)
+        #expect(tracker.takeChanges(includingUpdates: false).isEmpty)
+        #expect(tracker.openVisit(key)?.checkIn == 7200 && tracker.openVisit(key)?.lastSeen == 7670)
+        // The closed visit's end moved too: a sample just after its old end is still after it.
+        tracker.attribute([RSSISample(time: 7200 + 100, rssi: -60)], to: gone)
+        #expect(tracker.counters.droppedSamples == 1)
     }
 
     @Test mutating func lateSamplesDoNotStretchAVisitToTheMaximum() {

@@ -20,7 +20,9 @@ import VenueDiary
     func pipeline(checkIn: Double = 120, checkOut: Double = 300, recordingDays: Int? = 31) throws -> (DiaryPipeline, DiaryStore) {
         let store = try DiaryStore(path: directory.appendingPathComponent("diary-\(UUID().uuidString).sqlite").path)
         let settings = DiarySettings(checkInSeconds: checkIn, checkOutSeconds: checkOut, recordingDays: recordingDays)
-        return (DiaryPipeline(diary: try VenueDiary(store: store, settings: settings, now: offset)), store)
+        // Written at every tick, so the tests see what the pipeline did (the live policy batches).
+        let everyTick = FlushPolicy(interval: 0, maxPendingChanges: 10_000, checkInsAtNextTick: true)
+        return (DiaryPipeline(diary: try VenueDiary(store: store, settings: settings, now: offset, policy: everyTick)), store)
     }
 
     static func target(_ id: UInt64, address: UInt64? = nil) -> Target {
