@@ -88,6 +88,75 @@ extension RadioTests {
             }
         }
 
+        /// The Pi booted with its clock restored two hours behind; a phone checks in; then the
+        /// clock is synchronised (the wall clock steps two hours forward and the edge says so):
+        /// the visit's times are corrected in the diary at once, and it goes on as one visit.
+        @Test func aClockSyncWhileAPhoneIsPresentCorrectsItsVisitWithoutSplittingIt() async throws {
+            try await BTVirt.run { btvirt in
+                let directory = try TemporaryDirectory("venue-node-clock")
+                defer { directory.remove() }
+                let settings = try Settings.parse(RunningNode.venue + """
+
+                    [diary]
+                    path = "\(directory.path("diary.sqlite"))"
+                    check_in_seconds = 2
+                    check_out_seconds = 300
+                    [bluetooth]
+                    device = "unix:/tmp/bt-server-le"
+                    """, file: "clock.toml")
+                let system = NodeClock.system()
+                let step = 7_200.0
+                let shift = Mutex(Date().timeIntervalSince1970 - step - system.monotonic())
+                let synchronised = Mutex(false)
+                let clock = NodeClock(
+                    monotonic: system.monotonic, wall: { shift.withLock { $0 } + system.monotonic() },
+                    boot: { BootTime(seconds: 500 + system.monotonic(), bootID: "test-boot") })
+                let checkIn = Mutex<Double?>(nil)
+                let calls = Calls()
+                let hooks = ServiceHooks(
+                    ready: { calls.add("ready") },
+                    visits: { changes in
+                        for change in changes {
+                            if change.event == .checkedIn { checkIn.withLock { $0 = change.visit.checkIn } }
+                            calls.add("visit \(change.event) \(Hex.encode(change.visit.payload).prefix(8))")
+                        }
+                    },
+                    clockSynchronised: { synchronised.withLock { $0 } })
+                let (signals, signal) = AsyncStream.makeStream(of: ServiceSignal.self)
+                let service = NodeService(settings: settings, hooks: hooks, logger: Logger(label: "venue-beacon-test"), clock: clock)
+                let reader = { try DiaryStore(path: settings.diary.path, readOnly: true) }
+                try await withThrowingTaskGroup(of: NodeService.Exit.self) { group in
+                    group.addTask { try await service.run(signals: signals) }
+                    try await calls.wait(for: "ready")
+                    let phone = try btvirt.bumble("herald_phone.py", ["android", Hex.encode(testPayload(6)), "20"])
+                    try await calls.wait(for: "visit checkedIn 00000006")
+                    let before = try #require(checkIn.withLock { $0 })
+
+                    shift.withLock { $0 += step }
+                    synchronised.withLock { $0 = true }
+                    // The correction is one transaction at the next diary tick.
+                    var corrected: Visit?
+                    for _ in 0..<100 where corrected == nil {
+                        try await Task.sleep(for: .milliseconds(100))
+                        corrected = try? reader().visits().first { !$0.clockUncorrected }
+                    }
+                    let visit = try #require(corrected)
+                    #expect(abs(visit.checkIn - (before + step)) < 0.01, "\(visit.checkIn - before) s moved")
+
+                    try await phone.waitForOutput("DONE", timeout: .seconds(40))
+                    signal.yield(.terminate(SIGTERM))
+                    #expect(try await group.next() == .signal(SIGTERM))
+                }
+                #expect(calls.count("visit checkedIn") == 1)
+                let visits = try reader().visits()
+                #expect(visits.count == 1)
+                let visit = try #require(visits.first)
+                #expect(abs(visit.checkIn - (try #require(checkIn.withLock { $0 }) + step)) < 0.01)
+                #expect(!visit.clockUncorrected && visit.lastSeen > visit.checkIn + 10)
+                #expect(visit.lastSeen <= Date().timeIntervalSince1970 + 1)
+            }
+        }
+
         /// Opening hours on a wall clock the test moves: closed at start (ready all the same, no
         /// advertising), open (advertising and scanning, a phone checks in), closing time (radio
         /// off, the open visit closed at once at its last sighting, long before the check-out
