@@ -40,26 +40,29 @@ public enum ShareWindow: Sendable, Equatable {
 
 /// When the diary owner commits what the tracker produced. Every flush is one transaction.
 public struct FlushPolicy: Sendable, Equatable {
-    /// Open checked-in visits are written at least this often (seconds of the diary clock).
+    /// Everything, open visits' progress included, is written at least this often (seconds of
+    /// the diary clock).
     public var interval: Double
     /// A flush is forced once this many visit changes wait (bounds memory and batch size).
     public var maxPendingChanges: Int
-    /// Whether a new check-in is committed at the next tick rather than at the next interval,
-    /// so that a crash right after a check-in loses nothing.
-    public var checkInsAtNextTick: Bool
+    /// A check-in is committed at most this long after it happened (with whatever check-outs
+    /// wait); 0 commits it at the next tick. Never later than `interval`.
+    public var checkInsWithin: Double
 
-    public init(interval: Double, maxPendingChanges: Int, checkInsAtNextTick: Bool) {
+    public init(interval: Double, maxPendingChanges: Int, checkInsWithin: Double) {
         self.interval = interval
         self.maxPendingChanges = maxPendingChanges
-        self.checkInsAtNextTick = checkInsAtNextTick
+        self.checkInsWithin = checkInsWithin
     }
 
-    /// The live service: one commit every 2 minutes for everything (check-ins, check-outs, open
-    /// visits' progress). Each fsync'd commit costs the SD card at least a few 4 KiB pages, so
-    /// committing every check-in at the next tick would cost about 4 MB per venue hour at 300
-    /// check-ins an hour (BENCHMARKS.md, "Disk writes per venue hour"); a power cut loses at
-    /// most the last 2 minutes instead, and a clean stop writes everything.
-    public static let live = FlushPolicy(interval: 120, maxPendingChanges: 10_000, checkInsAtNextTick: false)
+    /// The live service: check-ins (and check-outs with them) within 2 minutes, open visits'
+    /// progress every 10 minutes. Each fsync'd commit costs the SD card at least a few pages,
+    /// and refreshing a crowd's open visits rewrites many: committing every check-in at the next
+    /// tick and refreshing every 30 s cost 18 MB per venue hour at 300 visits an hour, this
+    /// policy under 1 MB (BENCHMARKS.md, "Disk writes per venue hour"). A power cut loses at
+    /// most the check-ins of the last 2 minutes and shortens open visits by at most 10; a clean
+    /// stop writes everything.
+    public static let live = FlushPolicy(interval: 600, maxPendingChanges: 10_000, checkInsWithin: 120)
     /// Replaying a file: one transaction per 1,000 visit changes or per hour of replayed time.
-    public static let replay = FlushPolicy(interval: 3600, maxPendingChanges: 1_000, checkInsAtNextTick: false)
+    public static let replay = FlushPolicy(interval: 3600, maxPendingChanges: 1_000, checkInsWithin: 3600)
 }

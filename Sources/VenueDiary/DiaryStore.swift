@@ -63,7 +63,7 @@ public struct DiaryStore: Sendable {
         config.readonly = readOnly
         config.busyMode = .timeout(10)
         if !readOnly {
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
+            config.prepareDatabase { db in try db.execute(sql: "PRAGMA page_size = 1024; PRAGMA secure_delete = ON") }
         }
         do {
             database = try DatabasePool(path: path, configuration: config)

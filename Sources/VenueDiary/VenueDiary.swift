@@ -23,10 +23,11 @@
 /// Feed it sightings (by key on the hot path), call ``tick(now:)`` from a clock (about once a
 /// second), and ``close(now:checkingOutOpenVisits:)`` at shutdown. Writes happen only in
 /// ``tick(now:)``, ``flush(now:)`` and ``close(now:checkingOutOpenVisits:)``, each one
-/// transaction: with ``FlushPolicy/live``, check-ins, check-outs and open visits' progress every
-/// 2 minutes, so a crash or power cut loses at most the last 2 minutes (check-ins in them, and
-/// the tail of open visits) and never corrupts the file; that keeps the card's writes under
-/// 1 MB per venue hour at 300 visits an hour. With `recording_days = 0` nothing is written.
+/// transaction: with ``FlushPolicy/live``, check-ins (and check-outs with them) within 2 minutes
+/// and open visits' progress every 10 minutes, so a crash or power cut loses at most the
+/// check-ins of the last 2 minutes, shortens open visits by at most 10, and never corrupts the
+/// file; that keeps the card's writes near 1 MB per venue hour at 300 visits an hour. With
+/// `recording_days = 0` nothing is written.
 ///
 /// Its methods block on SQLite while they write: run it on a thread of its own, not on the
 /// cooperative pool. It is a value with one owner; do not copy it to share it.
@@ -39,7 +40,8 @@ public struct VenueDiary {
     private var writer: DiaryWriter
     /// Changes waiting for the next flush (never walk-pasts).
     private var pending: [VisitChange] = []
-    private var pendingCheckIn = false
+    /// When the oldest check-in waiting to be written happened (diary time); nil when none waits.
+    private var pendingCheckInSince: Double?
     private var lastFlush: Double
 
     /// What opening found in the diary: open visits resumed, and open visits closed because
@@ -143,10 +145,10 @@ public struct VenueDiary {
         if case .unsynchronised(let boot, let before) = writer.clock, boot == bootID {
             step = wallMinusBoot - before
         }
-        enqueue(tracker.takeChanges(includingUpdates: true))
+        enqueue(tracker.takeChanges(includingUpdates: true), now: lastFlush)
         let counts = try writer.synchronise(bootID: bootID, wallMinusBoot: wallMinusBoot, step: step, after: pending)
         pending.removeAll(keepingCapacity: true)
-        pendingCheckIn = false
+        pendingCheckInSince = nil
         tracker.shiftTimes(by: step)
         lastFlush += step
         return ClockCorrection(step: step, correctedVisits: counts.corrected, uncorrectableVisits: counts.uncorrectable)
@@ -159,10 +161,10 @@ public struct VenueDiary {
     public mutating func tick(now: Double) throws -> [VisitChange] {
         tracker.advance(to: now)
         let changes = tracker.takeChanges(includingUpdates: false)
-        enqueue(changes)
+        enqueue(changes, now: now)
         if now - lastFlush >= policy.interval || pending.count >= policy.maxPendingChanges {
             try write(now: now, includingUpdates: true)
-        } else if policy.checkInsAtNextTick && pendingCheckIn {
+        } else if let since = pendingCheckInSince, now - since >= policy.checkInsWithin {
             // Only the transitions: refreshing every open visit waits for the interval.
             try write(now: now, includingUpdates: false)
         }
@@ -174,7 +176,7 @@ public struct VenueDiary {
     @discardableResult
     public mutating func flush(now: Double) throws -> [VisitChange] {
         let changes = tracker.takeChanges(includingUpdates: false)
-        enqueue(changes)
+        enqueue(changes, now: now)
         try write(now: now, includingUpdates: true)
         return changes
     }
@@ -199,22 +201,22 @@ public struct VenueDiary {
     /// Transactions committed so far.
     public var committedBatches: Int { writer.batches }
 
-    private mutating func enqueue(_ changes: [VisitChange]) {
+    private mutating func enqueue(_ changes: [VisitChange], now: Double) {
         guard settings.isRecording else { return }
         for change in changes where change.event != .walkPast {
             pending.append(change)
-            if change.event == .checkedIn { pendingCheckIn = true }
+            if change.event == .checkedIn && pendingCheckInSince == nil { pendingCheckInSince = now }
         }
     }
 
     private mutating func write(now: Double, includingUpdates: Bool) throws {
         if includingUpdates {
             lastFlush = now
-            enqueue(tracker.takeChanges(includingUpdates: true))
+            enqueue(tracker.takeChanges(includingUpdates: true), now: now)
         }
         guard !pending.isEmpty else { return }
         try writer.apply(pending)
         pending.removeAll(keepingCapacity: true)
-        pendingCheckIn = false
+        pendingCheckInSince = nil
     }
 }

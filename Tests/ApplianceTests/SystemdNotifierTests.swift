@@ -104,3 +104,19 @@ final class NotifySocket {
         #expect(BootTime.now().seconds >= now.seconds)
     }
 }
+
+/// Children (sendmail, timedatectl) never inherit what systemd gave the service alone.
+@Suite struct ChildEnvironmentTests {
+    @Test func childrenDoNotSeeTheNotifySocket() throws {
+        setenv("NOTIFY_SOCKET", "/run/test-notify", 1)
+        defer { unsetenv("NOTIFY_SOCKET") }
+        #expect(!ChildProcess.childEnvironment().contains { $0.hasPrefix("NOTIFY_SOCKET=") })
+        #expect(ChildProcess.childEnvironment().contains { $0.hasPrefix("PATH=") })
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { close(null) }
+        let (exit, output) = try ChildProcess.run("/usr/bin/env", [], stdin: null, captureStdout: true, timeout: 10)
+        #expect(exit == .status(0))
+        let text = String(decoding: output, as: UTF8.self)
+        #expect(text.contains("PATH=") && !text.contains("NOTIFY_SOCKET"))
+    }
+}

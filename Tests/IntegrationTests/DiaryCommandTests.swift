@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import VenueDiary
 
 /// `venue-beacon diary …` and `export` end to end: the real binary, a real config file, a real
 /// SQLite diary.
@@ -59,8 +60,8 @@ import Testing
         let csv = try venue.run(["export", "--now", "2025-11-25T10:00:00Z"])
         #expect(csv.status == 0, "\(csv.output)")
         #expect(csv.stdout == """
-            visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean\r
-            1,herald,aa01,2025-11-22T10:00:00Z,2025-11-22T10:10:00Z,600,4,-58,-60.3\r
+            visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected\r
+            1,herald,aa01,2025-11-22T10:00:00Z,2025-11-22T10:10:00Z,600,4,-58,-60.3,0\r
 
             """)
         let narrow = try venue.run(["export", "--now", "2025-11-25T10:00:00Z", "--days", "2"])
@@ -223,5 +224,5 @@ import Testing
 }
 
 enum DiaryExportHeader {
-    static let csv = "visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean\r\n"
+    static let csv = DiaryExport.csvHeader + "\r\n"
 }

@@ -75,7 +75,7 @@ import Testing
             }
         }
         var reported: [Int] = []
-        let policy = FlushPolicy(interval: 3600, maxPendingChanges: 10, checkInsAtNextTick: false)
+        let policy = FlushPolicy(interval: 3600, maxPendingChanges: 10, checkInsWithin: 3600)
         let summary = try DiaryReplay.replay(sightings, into: store, settings: settings(), policy: policy) { reported.append($0.batches) }
         #expect(summary.visits == 50)
         #expect(summary.batches >= 5)

@@ -57,7 +57,7 @@ import Testing
 
     @Test func aCheckInIsCommittedAloneWhileOpenVisitsWaitForTheInterval() throws {
         let store = try DiaryStore(path: path)
-        let policy = FlushPolicy(interval: 30, maxPendingChanges: 10_000, checkInsAtNextTick: true)
+        let policy = FlushPolicy(interval: 30, maxPendingChanges: 10_000, checkInsWithin: 0)
         var diary = try VenueDiary(store: store, settings: settings(), now: t0, policy: policy)
         let early = diary.key(for: .herald, payload: heraldPayload(1))
         let late = diary.key(for: .herald, payload: heraldPayload(2))
@@ -187,7 +187,7 @@ import Testing
 
     @Test func manyVisitsInSmallBatchesAreAllWrittenWhole() throws {
         let store = try DiaryStore(path: path)
-        var diary = try VenueDiary(store: store, settings: settings(), now: t0, policy: FlushPolicy(interval: 30, maxPendingChanges: 5, checkInsAtNextTick: false))
+        var diary = try VenueDiary(store: store, settings: settings(), now: t0, policy: FlushPolicy(interval: 30, maxPendingChanges: 5, checkInsWithin: 30))
         let keys = (0..<40).map { diary.key(for: .herald, payload: heraldPayload(UInt32($0))) }
         let present = (0..<40).map { i in (t0 + Double(i * 10))...(t0 + Double(i * 10) + 400) }
         _ = try run(&diary, keys: keys, present: present, from: t0, to: t0 + 1200)

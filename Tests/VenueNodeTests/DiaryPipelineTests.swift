@@ -21,7 +21,7 @@ import VenueDiary
         let store = try DiaryStore(path: directory.appendingPathComponent("diary-\(UUID().uuidString).sqlite").path)
         let settings = DiarySettings(checkInSeconds: checkIn, checkOutSeconds: checkOut, recordingDays: recordingDays)
         // Written at every tick, so the tests see what the pipeline did (the live policy batches).
-        let everyTick = FlushPolicy(interval: 0, maxPendingChanges: 10_000, checkInsAtNextTick: true)
+        let everyTick = FlushPolicy(interval: 0, maxPendingChanges: 10_000, checkInsWithin: 0)
         return (DiaryPipeline(diary: try VenueDiary(store: store, settings: settings, now: offset, policy: everyTick)), store)
     }
 

@@ -17,6 +17,23 @@ enum ChildProcess {
 
     struct SpawnError: Error { var code: Int32 }
 
+    /// Variables systemd gives the service alone: a child seeing `NOTIFY_SOCKET` would speak
+    /// for the service (systemd's tools send `ERRNO=` there when they fail).
+    static let serviceOnlyVariables: Set<String> = ["NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"]
+
+    /// This process's environment without ``serviceOnlyVariables``, as `NAME=value` strings.
+    static func childEnvironment() -> [String] {
+        var result: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            let name = String(text.prefix { $0 != "=" })
+            if !serviceOnlyVariables.contains(name) { result.append(text) }
+            entry += 1
+        }
+        return result
+    }
+
     static func run(
         _ program: String, _ arguments: [String], stdin: Int32, captureStdout: Bool = false, timeout: TimeInterval
     ) throws(SpawnError) -> (Exit, Data) {
@@ -52,8 +69,10 @@ enum ChildProcess {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = childEnvironment().map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, &attributes, argv, environ)
+        let spawned = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
         close(errPipe[1])
         guard spawned == 0 else { throw SpawnError(code: spawned) }
 

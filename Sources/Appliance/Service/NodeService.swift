@@ -64,7 +64,7 @@ public struct NodeService: Sendable {
             options: BluetoothHost.Options(retryOpen: true, capturePath: settings.bluetooth.btsnoop))
         let recorder = Recorder(
             options: Recorder.Options(
-                diaryPath: settings.diary.path, diarySettings: settings.diarySettings,
+                diaryPath: settings.diary.path, diarySettings: settings.diarySettings, flushPolicy: settings.diaryFlushPolicy,
                 heraldLogs: settings.herald.logDirectory.map { directory in
                     HeraldLogWriter(
                         directory: directory,

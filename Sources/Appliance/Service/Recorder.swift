@@ -11,7 +11,8 @@ import VenueNode
 /// own, never on the cooperative pool. The node's loop hands events over with ``submit(_:)``,
 /// which never blocks.
 ///
-/// Once a second the thread ticks the diary (a commit every 2 minutes, retention at start and
+/// Once a second the thread ticks the diary (check-ins committed within `commit_seconds`, open
+/// visits' progress every 10 minutes, retention at start and
 /// hourly once the clock is synchronised), logs check-ins and check-outs with a short payload
 /// id, and reports them to the hooks. On ``stop()`` (or cancellation of ``run()``) it writes
 /// what it has and closes the diary; open visits stay open and are resumed at the next start.
@@ -25,6 +26,7 @@ final class Recorder: Sendable {
     struct Options: Sendable {
         var diaryPath: String
         var diarySettings: DiarySettings
+        var flushPolicy: FlushPolicy
         /// Herald-format logs (`[herald] log_directory`), if wanted.
         var heraldLogs: HeraldLogWriter?
     }
@@ -110,7 +112,8 @@ final class Recorder: Sendable {
             let reading = clock.wallMinusBoot
             let diaryClock: DiaryClock = synced ? .synchronised : .unsynchronised(bootID: reading.bootID, wallMinusBoot: reading.seconds)
             pipeline = DiaryPipeline(
-                diary: try VenueDiary(store: store, settings: options.diarySettings, now: clock.wall(), clock: diaryClock))
+                diary: try VenueDiary(
+                    store: store, settings: options.diarySettings, now: clock.wall(), policy: options.flushPolicy, clock: diaryClock))
             // Visits an earlier run of this boot recorded before sync (it stopped before it saw sync).
             if synced { correction = try pipeline.synchronise(bootID: reading.bootID, wallMinusBoot: reading.seconds) }
         } catch {

@@ -14,6 +14,8 @@ public struct DiaryConfig: Sendable, Equatable {
     public var minRSSI: Int?
     /// A visit that reaches this length is closed and the next sighting opens a new one.
     public var maxVisitHours: Int
+    /// A check-in is committed to the card within this many seconds (0: at once).
+    public var commitSeconds: Int
 
     public static let defaultPath = "/var/lib/venue-beacon/diary.sqlite"
 
@@ -34,10 +36,11 @@ public struct DiaryConfig: Sendable, Equatable {
         }
         let minRSSI = s.int("min_rssi", default: nil, range: -127...20, unit: "dBm")
         let maxHours = s.int("max_visit_hours", default: 12, range: 1...168, unit: "hours") ?? 12
+        let commit = s.int("commit_seconds", default: 120, range: 0...600, unit: "seconds") ?? 120
         s.finish()
         return DiaryConfig(
             path: path, checkInSeconds: checkIn, checkOutSeconds: checkOut, recordingDays: recording,
-            shareDays: share, minRSSI: minRSSI, maxVisitHours: maxHours)
+            shareDays: share, minRSSI: minRSSI, maxVisitHours: maxHours, commitSeconds: commit)
     }
 
     var toml: String {
@@ -49,6 +52,7 @@ public struct DiaryConfig: Sendable, Equatable {
             ("share_days", shareDays.map(String.init) ?? "\"all\"", ""),
             ("min_rssi", minRSSI.map(String.init), "every sighting counts as presence, however weak"),
             ("max_visit_hours", String(maxVisitHours), ""),
+            ("commit_seconds", String(commitSeconds), ""),
         ])
     }
 }

@@ -12,6 +12,14 @@ extension Settings {
             shareWindow: diary.shareDays.map { .days($0) } ?? .all)
     }
 
+    /// When the live diary commits: check-ins within `commit_seconds`, open visits' progress
+    /// every 10 minutes (or `commit_seconds`, if longer).
+    public var diaryFlushPolicy: FlushPolicy {
+        let live = FlushPolicy.live
+        let commit = Double(diary.commitSeconds)
+        return FlushPolicy(interval: max(live.interval, commit), maxPendingChanges: live.maxPendingChanges, checkInsWithin: commit)
+    }
+
     /// The venue as exports name it.
     public var venueIdentity: VenueIdentity {
         VenueIdentity(

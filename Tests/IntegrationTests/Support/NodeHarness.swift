@@ -30,6 +30,7 @@ struct RunningNode: Sendable {
             path = "\(directory.path("diary.sqlite"))"
             check_in_seconds = \(checkIn)
             check_out_seconds = \(checkOut)
+            commit_seconds = 0
             [bluetooth]
             device = "\(device)"
             \(bluetoothExtra)
