@@ -35,6 +35,8 @@ import Testing
             (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA secure_delete"))
         }
         #expect(synchronous == 2 && secureDelete == 1)
+        // Small pages: a commit appends each page it changes to the WAL (SD-card wear).
+        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 1024)
         #expect(try store.stats() == DiaryStats(visits: 0, openVisits: 0, oldestCheckIn: nil, newestCheckOut: nil, uncorrectedVisits: 0, fileBytes: store.stats().fileBytes))
         #expect(try store.stats().fileBytes > 0)
     }
