@@ -124,6 +124,11 @@ public struct DiaryPipeline {
         try diary.close(now: now, checkingOutOpenVisits: true)
     }
 
+    /// Writes everything now (before an export); returns the transitions a tick would have.
+    public mutating func flush(now: Double) throws -> [VisitChange] {
+        try diary.flush(now: now)
+    }
+
     /// The final flush at shutdown; open visits stay open in the diary and are resumed or closed
     /// at the next start.
     public mutating func close(now: Double) throws -> [VisitChange] {

@@ -35,11 +35,9 @@ struct RunCommand: AsyncParsableCommand {
         for note in settings.notes { logger.notice("\(note)") }
         // The appliance edge: systemd notify and watchdog, LEDs and the button, exports from
         // SIGUSR1 and the button, outbox retries, clock sync, opening hours.
-        let edge = await ApplianceEdge.start(settings: settings, logger: logger)
-        // The edge has read them: children (sendmail, timedatectl) must not talk to systemd on
-        // the service's behalf (systemd tools report `ERRNO=` there when they fail), as
-        // sd_notify's unset_environment does.
-        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) }
+        // Exports (button, SIGUSR1) have the service write its diary first.
+        let flusher = DiaryFlusher()
+        let edge = await ApplianceEdge.start(settings: settings, logger: logger, diaryFlusher: flusher)
         defer { edge.shutdown() }
         do {
             _ = try await withThrowingTaskGroup(of: NodeService.Exit?.self) { group in
@@ -47,7 +45,7 @@ struct RunCommand: AsyncParsableCommand {
                     await edge.run()
                     return nil
                 }
-                group.addTask { try await NodeService(settings: settings, hooks: edge.hooks, logger: logger).run() }
+                group.addTask { try await NodeService(settings: settings, hooks: edge.hooks, logger: logger, diaryFlusher: flusher).run() }
                 defer { group.cancelAll() }
                 // The service decides when to stop; the edge runs until then.
                 while let finished = try await group.next() {

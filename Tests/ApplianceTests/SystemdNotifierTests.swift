@@ -52,6 +52,19 @@ final class NotifySocket {
         #expect(socket.receive() == "STOPPING=1")
     }
 
+    /// systemd not reading: the queue fills and sends fail at once (dropped, reported), never block.
+    @Test func aFullNotifySocketDropsInsteadOfBlocking() throws {
+        let dir = TemporaryDirectory("notify")
+        let socket = try NotifySocket(dir.file("notify.sock"))
+        let notifier = try #require(SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name]))
+        var failures = 0
+        for _ in 0..<500 {
+            do { try notifier.watchdog() } catch { failures += 1 }
+        }
+        #expect(failures > 0)
+        #expect(socket.receive() == "WATCHDOG=1")
+    }
+
     @Test func abstractNamespaceSocket() throws {
         let name = "@venue-beacon-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let socket = try NotifySocket(name)

@@ -8,11 +8,14 @@ extension RadioTests {
     /// SIGUSR1 exporting the diary to a directory, the real binary against btvirt.
     @Suite struct ApplianceServiceRadioTests {
         @Test func notifiesSystemdAndExportsOnceOnSIGUSR1() async throws {
-            try await BTVirt.run { _ in
+            try await BTVirt.run { btvirt in
                 let socket = try NotifyListener(NSTemporaryDirectory() + "venue-notify-\(getpid()).sock")
                 let usb = try TemporaryDirectory("venue-usb")
                 defer { usb.remove() }
+                // The live commit policy: a check-in reaches the file within 2 minutes, or when an
+                // export asks for it.
                 let node = try await RunningNode.start(
+                    commitSeconds: 120,
                     extra: """
                         [export]
                         directory = "\(usb.url.path)"
@@ -26,12 +29,22 @@ extension RadioTests {
                 try await socket.waitFor("WATCHDOG=1")  // every second (WATCHDOG_USEC / 2)
                 try await socket.waitFor("WATCHDOG=1")
 
-                // SIGUSR1: one export, delivered to the directory and logged.
+                // A phone checks in just before the export: not committed yet.
+                let phone = try btvirt.bumble("herald_phone.py", ["android", Hex.encode(testPayload(8)), "20"])
+                try await node.process.waitForOutput("check-in herald:CAAAAA")
+                #expect(try node.export().isEmpty)
+
+                // SIGUSR1: one export, delivered to the directory and logged; the service wrote
+                // its diary first, so the phone that just checked in is in it.
                 kill(node.process.processIdentifier, SIGUSR1)
                 try await node.process.waitForOutput("SIGUSR1: directory:")
                 let files = try FileManager.default.contentsOfDirectory(atPath: usb.url.path)
                 #expect(files.count == 1, "\(files)")
                 #expect(files.allSatisfy { $0.hasPrefix("venue-diary-123123-") && $0.hasSuffix(".csv") }, "\(files)")
+                let csv = try String(contentsOfFile: usb.url.appendingPathComponent(files.first ?? "").path, encoding: .utf8)
+                #expect(csv.contains(",herald,\(Hex.encode(testPayload(8))),"), "\(csv)")
+                _ = phone
+                socket.drain()  // room for STOPPING=1 (a datagram queue holds about ten)
 
                 #expect(try await node.terminate().status == 0)
                 try await socket.waitFor("STOPPING=1")

@@ -9,6 +9,7 @@ public actor ExportJob {
     private let delivery: ExportDelivery
     private let indicator: (any ExportIndicator)?
     private let makeDocument: MakeDocument
+    private let prepare: @Sendable () async -> Void
     private let clock: @Sendable () -> Date
     private var running = false
 
@@ -27,13 +28,15 @@ public actor ExportJob {
         }
     }
 
-    /// `makeDocument` defaults to the configured share window from the diary.
+    /// `makeDocument` defaults to the configured share window from the diary; `prepare` runs
+    /// first (the running service writes what its diary holds: ``DiaryFlusher``).
     public init(
         settings: Settings, delivery: ExportDelivery, indicator: (any ExportIndicator)?, makeDocument: MakeDocument? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        prepare: @escaping @Sendable () async -> Void = {}, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.delivery = delivery
         self.indicator = indicator
+        self.prepare = prepare
         self.makeDocument = makeDocument ?? { now in try ExportDocument.fromDiary(settings: settings, now: now) }
         self.clock = clock
     }
@@ -54,6 +57,7 @@ public actor ExportJob {
         guard !targets.isEmpty else {
             return Run(results: [], problem: "nothing to deliver to: set export.email and/or export.directory")
         }
+        await prepare()
         let now = clock()
         let make = makeDocument
         // SQLite reads block: a queue of their own, not the cooperative pool.

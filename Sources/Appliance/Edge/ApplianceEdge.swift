@@ -42,7 +42,8 @@ public final class ApplianceEdge: Sendable {
     /// keeps recording visits), finds the notify socket, and builds the hooks.
     public static func start(
         settings: Settings, logger: Logger, gpio: any GPIOBackend = GPIOBackendV1(), detector: ClockSyncDetector = .system,
-        environment: [String: String] = ProcessInfo.processInfo.environment, tick: Duration = .seconds(10)
+        environment: [String: String] = ProcessInfo.processInfo.environment, tick: Duration = .seconds(10),
+        diaryFlusher: DiaryFlusher? = nil
     ) async -> ApplianceEdge {
         var panel: GPIOPanel?
         if settings.gpio.enabled {
@@ -53,7 +54,9 @@ public final class ApplianceEdge: Sendable {
                 logger.error("GPIO disabled for this run: \(error)")
             }
         }
-        let edge = ApplianceEdge(settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick)
+        let edge = ApplianceEdge(
+            settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick,
+            diaryFlusher: diaryFlusher)
         // Known before the diary opens, so it stamps visits with the right clock from the start.
         if await edge.detectSync() {
             edge.state.withLock { $0.clockSynchronised = true }
@@ -64,13 +67,14 @@ public final class ApplianceEdge: Sendable {
     }
 
     init(
-        settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String], tick: Duration
+        settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String], tick: Duration,
+        diaryFlusher: DiaryFlusher?
     ) {
         self.tick = tick
         let notifier = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let delivery = ExportDelivery(settings: settings.export)
-        let job = ExportJob(settings: settings, delivery: delivery, indicator: panel)
+        let job = ExportJob(settings: settings, delivery: delivery, indicator: panel, prepare: { await diaryFlusher?.flush() })
         let state = self.state
         self.panel = panel
         self.job = job

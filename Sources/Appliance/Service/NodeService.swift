@@ -21,12 +21,18 @@ public struct NodeService: Sendable {
     public let hooks: ServiceHooks
     public let logger: Logger
     public let clock: NodeClock
+    /// Given the diary's recorder while the service runs, so exports can have it write first.
+    public let diaryFlusher: DiaryFlusher?
 
-    public init(settings: Settings, hooks: ServiceHooks = ServiceHooks(), logger: Logger, clock: NodeClock = .system()) {
+    public init(
+        settings: Settings, hooks: ServiceHooks = ServiceHooks(), logger: Logger, clock: NodeClock = .system(),
+        diaryFlusher: DiaryFlusher? = nil
+    ) {
         self.settings = settings
         self.hooks = hooks
         self.logger = logger
         self.clock = clock
+        self.diaryFlusher = diaryFlusher
     }
 
     /// What stopped the service.
@@ -80,6 +86,8 @@ public struct NodeService: Sendable {
 
         logger.info("venue-beacon \(ProductVersion.string) starting: \(startLine(identity))")
         let signals = signals ?? ServiceSignals.stream()
+        diaryFlusher?.attach(recorder)
+        defer { diaryFlusher?.attach(nil) }
         return try await withThrowingTaskGroup(of: Exit?.self) { group in
             group.addTask {
                 try await recorder.run()

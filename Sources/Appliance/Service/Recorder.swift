@@ -40,6 +40,8 @@ final class Recorder: Sendable {
         var stopping = false
         var checkingOut = false
         var dropped = 0
+        /// ``flush()`` calls waiting for the next write.
+        var flushWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let options: Options
@@ -80,6 +82,19 @@ final class Recorder: Sendable {
         wake.signal()
     }
 
+    /// Has the thread commit everything it holds now (before an export); returns when written,
+    /// or at once when the recorder is stopping or stopped.
+    func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let accepted = inbox.withLock { inbox in
+                guard !inbox.stopping else { return false }
+                inbox.flushWaiters.append(continuation)
+                return true
+            }
+            if accepted { wake.signal() } else { continuation.resume() }
+        }
+    }
+
     /// Asks the thread to write what it has and close the diary; ``run()`` returns then.
     func stop() {
         inbox.withLock { $0.stopping = true }
@@ -117,6 +132,8 @@ final class Recorder: Sendable {
             // Visits an earlier run of this boot recorded before sync (it stopped before it saw sync).
             if synced { correction = try pipeline.synchronise(bootID: reading.bootID, wallMinusBoot: reading.seconds) }
         } catch {
+            inbox.withLock { $0.stopping = true }
+            for waiter in inbox.withLock({ $0.flushWaiters }) { waiter.resume() }
             return .failure(error)
         }
         func now() -> Double { clock.monotonic() + offset }
@@ -136,17 +153,26 @@ final class Recorder: Sendable {
         while true {
             let wait = max(0, nextTick - clock.monotonic())
             _ = wake.wait(timeout: .now() + .milliseconds(Int(wait * 1000) + 1))
-            let (events, stopping, checkingOut, dropped) = inbox.withLock { inbox in
+            let (events, stopping, checkingOut, dropped, flushWaiters) = inbox.withLock { inbox in
                 defer {
                     inbox.events.removeAll(keepingCapacity: true)
                     inbox.checkingOut = false
+                    inbox.flushWaiters.removeAll()
                 }
-                return (inbox.events, inbox.stopping, inbox.checkingOut, inbox.dropped)
+                return (inbox.events, inbox.stopping, inbox.checkingOut, inbox.dropped, inbox.flushWaiters)
             }
             if synced { offset = clock.wallOffset }
             for event in events {
                 pipeline.handle(event, wallOffset: offset)
                 heraldLogs?.record(event, wallTime: event.time + offset)
+            }
+            if !flushWaiters.isEmpty {
+                do {
+                    report(try pipeline.flush(now: now()))
+                } catch {
+                    logger.error("cannot write the diary before the export: \(error)")
+                }
+                for waiter in flushWaiters { waiter.resume() }
             }
             if stopping { break }
             if checkingOut {

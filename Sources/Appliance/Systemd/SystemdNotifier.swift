@@ -58,7 +58,10 @@ public struct SystemdNotifier: Sendable {
         let sent = message.utf8CString.withUnsafeBufferPointer { text in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL), $0, length)
+                    // Never blocks: a notify socket whose queue is full (systemd not reading) must
+                    // not stall the loop that sends watchdog pings; the message is dropped and
+                    // the caller logs the error.
+                    sendto(fd, text.baseAddress, text.count - 1, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), $0, length)
                 }
             }
         }

@@ -18,9 +18,10 @@ struct RunningNode: Sendable {
     static let workedExample = "303a030400f3e001001011" + Hex.encode(Array("Erin's Stakehouse".utf8))
 
     /// Starts the node on `device` (default: the emulator) with short check-in and check-out
-    /// limits, and waits until its log shows `waitFor` (by default: it advertises and scans).
+    /// limits, check-ins committed at once unless `commitSeconds` says otherwise, and waits until
+    /// its log shows `waitFor` (by default: it advertises and scans).
     static func start(
-        device: String = "unix:/tmp/bt-server-le", checkIn: Int = 2, checkOut: Int = 4, extra: String = "",
+        device: String = "unix:/tmp/bt-server-le", checkIn: Int = 2, checkOut: Int = 4, commitSeconds: Int = 0, extra: String = "",
         bluetoothExtra: String = "", environment: [String: String] = [:], waitFor: String = "Bluetooth: advertising \"Erin's Stakehouse\" and scanning"
     ) async throws -> RunningNode {
         let directory = try TemporaryDirectory("venue-node")
@@ -30,7 +31,7 @@ struct RunningNode: Sendable {
             path = "\(directory.path("diary.sqlite"))"
             check_in_seconds = \(checkIn)
             check_out_seconds = \(checkOut)
-            commit_seconds = 0
+            commit_seconds = \(commitSeconds)
             [bluetooth]
             device = "\(device)"
             \(bluetoothExtra)

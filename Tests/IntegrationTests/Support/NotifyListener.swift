@@ -44,6 +44,14 @@ final class NotifyListener {
         }
     }
 
+    /// Reads every datagram waiting now (kept in ``messages``).
+    func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let n = recv(fd, &buffer, buffer.count, 0), n > 0 {
+            messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
+        }
+    }
+
     deinit {
         close(fd)
         unlink(path)
