@@ -73,6 +73,26 @@ final class Gate: Sendable {
         #expect(log.events.withLock { $0 } == ["started", "failed", "started", "failed"])
     }
 
+    /// The running service writes its diary before the document is made (``DiaryFlusher``).
+    @Test func theDiaryIsFlushedBeforeTheDocumentIsMade() async throws {
+        let dir = TemporaryDirectory("job")
+        try FileManager.default.createDirectory(atPath: dir.file("usb"), withIntermediateDirectories: true)
+        let settings = try settings(dir, export: "directory = \"\(dir.file("usb"))\"\nrequire_mount = false\n")
+        let order = Mutex<[String]>([])
+        let job = ExportJob(
+            settings: settings, delivery: ExportDelivery(settings: settings.export), indicator: nil,
+            makeDocument: { _ in
+                order.withLock { $0.append("document") }
+                return Fixture.document()
+            },
+            prepare: { order.withLock { $0.append("flush") } })
+        let run = try #require(await job.runIfIdle())
+        #expect(run.succeeded)
+        #expect(order.withLock { $0 } == ["flush", "document"])
+        // Without a running service the flusher returns at once.
+        await DiaryFlusher().flush()
+    }
+
     @Test func aDiaryErrorIsReported() async throws {
         let dir = TemporaryDirectory("job")
         let s = try settings(dir, export: "email = \"t@example.org\"\n")
