@@ -163,10 +163,10 @@ import BLEHost
     }
 
     @Test func deviceForms() {
-        for ok in ["hci0", "hci12", "AA:BB:CC:DD:EE:FF", "unix:/tmp/bt-server-le"] {
+        for ok in ["hci0", "hci12", "hci99", "AA:BB:CC:DD:EE:FF", "unix:/tmp/bt-server-le"] {
             #expect(BluetoothSettings.validateDevice(ok) == nil, "\(ok)")
         }
-        for bad in ["hci", "hci99", "hci-1", "AA:BB:CC:DD:EE", "unix:relative", "/dev/hci0"] {
+        for bad in ["hci", "hci+1", "hci-1", "AA:BB:CC:DD:EE", "unix:relative", "/dev/hci0"] {
             #expect(BluetoothSettings.validateDevice(bad) != nil, "\(bad)")
         }
     }

@@ -1,3 +1,4 @@
+import BLETransport
 /// `[bluetooth]`: which controller the node uses and how it spends its airtime.
 public struct BluetoothSettings: Sendable, Equatable {
     /// `hci0` (an adapter by name), `AA:BB:CC:DD:EE:FF` (by address, so a renumbered adapter is
@@ -38,13 +39,15 @@ public struct BluetoothSettings: Sendable, Equatable {
         self.maxConnections = maxConnections
     }
 
+    /// The forms `run` opens (``HCITransportSpec``), with the socket path absolute: the service
+    /// runs from `/`.
     static func validateDevice(_ text: String) -> String? {
         let allowed = "must be an adapter name such as \"hci0\", an adapter address such as \"AA:BB:CC:DD:EE:FF\", or \"unix:/path/to/socket\""
-        if text.hasPrefix("unix:") { return text.dropFirst(5).hasPrefix("/") ? nil : allowed }
-        if text.hasPrefix("hci"), let n = Int(text.dropFirst(3)), (0...15).contains(n), !text.dropFirst(3).hasPrefix("+") { return nil }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 6, parts.allSatisfy({ $0.count == 2 && UInt8($0, radix: 16) != nil }) { return nil }
-        return allowed
+        switch try? HCITransportSpec(text) {
+        case .unixSocket(let path)?: return path.hasPrefix("/") ? nil : allowed
+        case .adapter?: return nil
+        case nil: return allowed
+        }
     }
 
     static func read(_ section: ConfigSection) -> BluetoothSettings {
