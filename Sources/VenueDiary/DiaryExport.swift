@@ -1,15 +1,22 @@
 import Foundation
 import GRDB
 
-/// Who the export is from: the `[venue]` section of the config file.
+/// The venue: who the export is from, and what the node advertises as a Herald venue beacon
+/// (the config file's `[venue]` section).
 public struct VenueIdentity: Sendable, Equatable {
-    /// ISO-3166 numeric country code.
+    /// ISO-3166-1 numeric country code (826 = United Kingdom).
     public var country: UInt16
+    /// State or authority code within the country (0 = national).
     public var state: UInt16
+    /// Venue code, unique within (country, state).
     public var code: UInt32
+    /// Premises name (Herald extended data 0x10).
     public var name: String
+    /// Location within the premises (0x11), e.g. "Window seating".
     public var location: String?
+    /// Area disambiguation (0x12), e.g. the town.
     public var area: String?
+    /// https URL of the venue (0x13).
     public var url: String?
 
     public init(

@@ -52,7 +52,7 @@ struct ExportCommand: AsyncParsableCommand {
             let store = try DiaryStore(path: settings.diary.path, readOnly: true)
             if output == "-" {
                 let summary = try DiaryExport.export(
-                    format, from: store, window: window, venue: settings.venueIdentity, generatedAt: now.time,
+                    format, from: store, window: window, venue: settings.venue, generatedAt: now.time,
                     to: FileHandle.standardOutput)
                 warnAboutClock(summary)
             } else {
@@ -63,7 +63,7 @@ struct ExportCommand: AsyncParsableCommand {
                 do {
                     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
                     let summary = try DiaryExport.export(
-                        format, from: store, window: window, venue: settings.venueIdentity, generatedAt: now.time, to: handle)
+                        format, from: store, window: window, venue: settings.venue, generatedAt: now.time, to: handle)
                     try handle.synchronize()
                     try handle.close()
                     guard rename(temporary, output) == 0 else {

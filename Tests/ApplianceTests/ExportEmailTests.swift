@@ -1,10 +1,11 @@
+import VenueDiary
 import Foundation
 import Testing
 @testable import Appliance
 
 /// Shared fixtures for the delivery tests.
 enum Fixture {
-    static let venue = VenueSettings(country: 826, state: 4, code: 123123, name: "Erin's Stakehouse", area: "Leeds")
+    static let venue = VenueIdentity(country: 826, state: 4, code: 123123, name: "Erin's Stakehouse", area: "Leeds")
 
     /// A CSV as the diary writes it: CRLF rows, header, one row with a comma in a quoted field.
     static let csv = Data(
@@ -12,7 +13,7 @@ enum Fixture {
             + "1,herald,300102030405,2026-01-14T18:00:00Z,2026-01-14T19:30:00Z,5400,812,-51,-63.5\r\n"
             + "2,herald,30aabbccdd,2026-01-14T20:00:00Z,,600,80,-70,-77.25\r\n").utf8)
 
-    static func document(visitsBeforeSync: Int = 0, venue: VenueSettings = venue, csv: Data = csv) -> ExportDocument {
+    static func document(visitsBeforeSync: Int = 0, venue: VenueIdentity = venue, csv: Data = csv) -> ExportDocument {
         ExportDocument(
             venue: venue, windowStart: Date(timeIntervalSince1970: 1_767_225_600),  // 2026-01-01T00:00Z
             windowEnd: Date(timeIntervalSince1970: 1_768_435_200),  // 2026-01-15T00:00Z

@@ -1,3 +1,4 @@
+import VenueDiary
 import Testing
 import BLEHost
 @testable import Appliance
@@ -23,7 +24,7 @@ import BLEHost
 
     @Test func defaultsFromAMinimalFile() throws {
         let s = try Settings.parse(Self.minimal, file: "test.toml")
-        #expect(s.venue == VenueSettings(country: 826, state: 4, code: 123123, name: "Erin's Stakehouse"))
+        #expect(s.venue == VenueIdentity(country: 826, state: 4, code: 123123, name: "Erin's Stakehouse"))
         #expect(s.diary.checkInSeconds == 120)
         #expect(s.diary.checkOutSeconds == 300)
         #expect(s.diary.recordingDays == nil)  // unset = keep forever (Herald's nil)

@@ -10,7 +10,7 @@ extension ExportDocument {
         let window = try DiaryExport.window(share ?? settings.diarySettings.shareWindow, now: now)
         let store = try DiaryStore(path: settings.diary.path, readOnly: true)
         var csv = Data()
-        let summary = try DiaryExport.export(.csv, from: store, window: window, venue: settings.venueIdentity, generatedAt: now) {
+        let summary = try DiaryExport.export(.csv, from: store, window: window, venue: settings.venue, generatedAt: now) {
             csv.append(contentsOf: $0)
         }
         // "all": the window starts at the oldest visit (or now, for an empty diary).

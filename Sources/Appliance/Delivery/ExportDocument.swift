@@ -1,9 +1,10 @@
+import VenueDiary
 import Foundation
 
 /// One export of the diary, ready to be delivered: the CSV exactly as `venue-beacon export
 /// --format csv` writes it, plus what the covering email says about it.
 public struct ExportDocument: Sendable, Equatable {
-    public var venue: VenueSettings
+    public var venue: VenueIdentity
     /// The share window `[start, end]`.
     public var windowStart: Date
     public var windowEnd: Date
@@ -18,7 +19,7 @@ public struct ExportDocument: Sendable, Equatable {
     public var generated: Date
 
     public init(
-        venue: VenueSettings, windowStart: Date, windowEnd: Date, visits: Int, visitsBeforeClockSync: Int, csv: Data,
+        venue: VenueIdentity, windowStart: Date, windowEnd: Date, visits: Int, visitsBeforeClockSync: Int, csv: Data,
         generated: Date
     ) {
         self.venue = venue

@@ -19,11 +19,4 @@ extension Settings {
         let commit = Double(diary.commitSeconds)
         return FlushPolicy(interval: max(live.interval, commit), maxPendingChanges: live.maxPendingChanges, checkInsWithin: commit)
     }
-
-    /// The venue as exports name it.
-    public var venueIdentity: VenueIdentity {
-        VenueIdentity(
-            country: venue.country, state: venue.state, code: venue.code, name: venue.name,
-            location: venue.location, area: venue.area, url: venue.url)
-    }
 }

@@ -1,3 +1,4 @@
+import VenueDiary
 import Foundation
 import TOMLKit
 
@@ -8,7 +9,7 @@ import TOMLKit
 /// ``ConfigError`` naming the file, the key, the bad value and what is allowed; nothing is written
 /// before the settings are valid.
 public struct Settings: Sendable, Equatable {
-    public var venue: VenueSettings
+    public var venue: VenueIdentity
     public var diary: DiaryConfig
     public var export: ExportSettings
     public var bluetooth: BluetoothSettings
@@ -70,7 +71,7 @@ public struct Settings: Sendable, Equatable {
                 problem: "unknown \(isTable ? "section" : "key"); the file has sections " + sections.map { "[\($0)]" }.joined(separator: ", "))
         }
 
-        let venue = VenueSettings.read(ConfigSection("venue", in: root, problems: problems))
+        let venue = VenueIdentity.read(ConfigSection("venue", in: root, problems: problems))
         let diary = DiaryConfig.read(ConfigSection("diary", in: root, problems: problems))
         let export = ExportSettings.read(ConfigSection("export", in: root, problems: problems))
         let bluetooth = BluetoothSettings.read(ConfigSection("bluetooth", in: root, problems: problems))

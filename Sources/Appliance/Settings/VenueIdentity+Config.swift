@@ -1,26 +1,14 @@
-/// `[venue]`: the identity the node advertises as a Herald venue beacon and writes into exports.
-public struct VenueSettings: Sendable, Equatable {
-    /// ISO-3166-1 numeric country code (826 = United Kingdom).
-    public var country: UInt16
-    /// State or authority code within the country (0 = national).
-    public var state: UInt16
-    /// Venue code, unique within (country, state).
-    public var code: UInt32
-    /// Premises name (extended data 0x10).
-    public var name: String
-    /// Location within the premises (0x11), e.g. "Window seating".
-    public var location: String?
-    /// Area disambiguation (0x12), e.g. the town.
-    public var area: String?
-    /// https URL of the venue (0x13).
-    public var url: String?
+import VenueDiary
 
+/// `[venue]`: the diary's ``VenueIdentity`` (what the node advertises as a Herald venue beacon
+/// and writes into exports), read from the config file.
+extension VenueIdentity {
     /// A Herald payload is at most 510 bytes: 9 bytes of header, then sections of
     /// (code, length, bytes) where each length is one byte.
     public static let maximumPayloadBytes = 510
     static let headerBytes = 9
 
-    static func read(_ section: ConfigSection) -> VenueSettings? {
+    static func read(_ section: ConfigSection) -> VenueIdentity? {
         var s = section
         let country = s.requiredInt("country", range: 0...65535)
         let state = s.requiredInt("state", range: 0...65535)
@@ -42,7 +30,7 @@ public struct VenueSettings: Sendable, Equatable {
         s.finish()
 
         guard let country, let state, let code, let name else { return nil }
-        let venue = VenueSettings(
+        let venue = VenueIdentity(
             country: UInt16(country), state: UInt16(state), code: UInt32(code), name: name,
             location: location?.nilIfEmpty, area: area?.nilIfEmpty, url: url?.nilIfEmpty)
         let size = venue.payloadSize
