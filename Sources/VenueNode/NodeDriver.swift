@@ -259,7 +259,8 @@ public struct NodeDriver: Sendable {
 
         case .connect(let target):
             sessions[target.id] = Session(target: target)
-            let timeout = Duration.milliseconds(Int64(node.configuration.connectionAttemptTimeout * 1000))
+            let seconds = node.attemptTimeout(of: target.id) ?? node.configuration.connectionAttemptTimeout
+            let timeout = Duration.milliseconds(Int64(seconds * 1000))
             out.work.append(.connect(target.id, target.address, target.addressType, timeout: timeout))
 
         case .discover(let target, let openTrace):
@@ -319,10 +320,15 @@ public struct NodeDriver: Sendable {
                 node.link(.connected, target: id, now: now, into: &actions)
             }
 
-        case .connect(.failure):
+        case .connect(.failure(let error)):
             counters.failedRequests += 1
             sessions[id] = nil
-            if !session.abandoned { node.link(.connectFailed, target: id, now: now, into: &actions) }
+            guard !session.abandoned else { break }
+            if case .connectionFailed(.connectionLimitExceeded) = error {
+                node.link(.connectRefused, target: id, now: now, into: &actions)
+            } else {
+                node.link(.connectFailed, target: id, now: now, into: &actions)
+            }
 
         case .disconnect(let outcome):
             // Normally the host's disconnection event ends the session; a link already gone ends it here.

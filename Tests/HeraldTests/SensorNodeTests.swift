@@ -146,13 +146,13 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         }
     }
 
-    @Test func heraldTargetsAreReadBeforeAppleOnes() throws {
+    @Test func longestWaitingUnreadTargetIsReadFirstWhateverItsSource() throws {
         var h = NodeHarness()
         let apple = try #require(h.advert(1, .apple, at: 0).detects.first)
         let herald = try #require(h.advert(2, .herald(pseudoAddress: nil, apple: false), at: 1).detects.first)
-        #expect(h.tick(2).connects == [herald.id])
-        _ = h.read(herald.id, services: .android, payload: phone1, at: 3)
-        #expect(h.tick(4).connects == [apple.id])
+        #expect(h.tick(2).connects == [apple.id])
+        _ = h.read(apple.id, services: .iPhone, payload: phone1, at: 3)
+        #expect(h.tick(4).connects == [herald.id])
     }
 
     @Test func rssiBeforeTheReadIsAttributedAndCapped() throws {
@@ -253,8 +253,10 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         let first = h.tick(1).connects
         #expect(first.count == 1)
         #expect(h.tick(1.5).isEmpty)  // still connecting
-        _ = h.link(.connected, first[0], at: 2)
-        #expect(h.tick(2).connects.count == 1)
+        // The attempt took a second: scanning gets as long again before the next one.
+        #expect(h.link(.connected, first[0], at: 2).connects.isEmpty)
+        #expect(h.tick(2.9).isEmpty)
+        #expect(h.tick(3).connects.count == 1)
     }
 
     @Test func quotaLimitsConcurrentSessions() {
@@ -267,8 +269,8 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         _ = h.link(.discovered(.android), started[0], at: 3)
         _ = h.link(.payloadRead(phone1), started[0], at: 3)
         #expect(h.tick(3).isEmpty)  // disconnecting still holds the slot
-        _ = h.link(.disconnected, started[0], at: 4)
-        #expect(h.tick(4).connects.count == 1)
+        #expect(h.link(.disconnected, started[0], at: 4).connects.count == 1)  // the freed slot, at once
+        #expect(h.tick(4).isEmpty)
     }
 
     @Test func attemptTimeoutBacksOffThenGivesUp() throws {
@@ -421,8 +423,9 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         _ = h.tick(0)
         _ = h.read(a.id, services: .iPhone, payload: phone1, at: 1)
         let b = try #require(h.advert(2, .apple, at: 1).detects.first)
-        _ = h.tick(1)
+        _ = h.tick(2)  // A's attempt took a second: scanning gets one too
         _ = h.read(b.id, services: .iPhone, payload: phone2, at: 2)
+        #expect(h.node.payload(of: b.id)?.bytes == phone2)
         return (a, b)
     }
 
@@ -436,9 +439,10 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         _ = h.link(.connected, a.id, at: 4)
         // A's payload is known: straight from discovery to the share, with A's RSSI.
         #expect(h.link(.discovered(.iPhone), a.id, at: 4) == [.writeSignal(a, .payloadSharing(rssi: -55, payloads: phone2))])
-        #expect(h.link(.signalWritten, a.id, at: 5) == [.disconnect(a)])
+        // The controller is free again (A's attempt ended at 4, scanning had its second): B,
+        // next in line, without waiting for a tick.
+        #expect(h.link(.signalWritten, a.id, at: 5) == [.disconnect(a), .connect(b)])
         _ = h.link(.disconnected, a.id, at: 5)
-        #expect(h.tick(5).connects == [b.id])
         _ = h.link(.connected, b.id, at: 6)
         #expect(h.link(.discovered(.iPhone), b.id, at: 6) == [.writeSignal(b, .payloadSharing(rssi: -60, payloads: phone1))])
         _ = h.link(.signalWritten, b.id, at: 6)
@@ -468,11 +472,12 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         _ = h.tick(0)
         _ = h.read(a.id, services: .iPhone, payload: phone1, at: 1)
         let android = try #require(h.advert(2, androidAdvert, at: 1).detects.first)
-        _ = h.tick(1)
+        _ = h.tick(2)
         _ = h.read(android.id, services: .android, payload: phone2, at: 2)
         let c = try #require(h.advert(3, .apple, at: 2).detects.first)
-        _ = h.tick(2)
+        _ = h.tick(3)
         _ = h.read(c.id, services: .iPhone, payload: [0x10] + [UInt8](repeating: 3, count: 20), at: 3)
+        #expect(h.node.payload(of: android.id) != nil && h.node.payload(of: c.id) != nil)
         for n: UInt64 in 1...3 { _ = h.advert(n, n == 2 ? androidAdvert : .apple, at: 4) }
         #expect(h.tick(4).isEmpty)
     }
@@ -490,8 +495,9 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         let (a, _) = try twoIPhones(&h)
         // B's phone seen again at a new address (a new target) and read again: the same payload.
         let again = try #require(h.advert(3, .apple, at: 2).detects.first)
-        _ = h.tick(2)
+        _ = h.tick(3)
         _ = h.read(again.id, services: .iPhone, payload: phone2, at: 3)
+        #expect(h.node.payload(of: again.id)?.bytes == phone2)
         for n: UInt64 in 1...3 { _ = h.advert(n, .apple, at: 4) }
         #expect(h.node.sharingData(for: try #require(h.node.table[a.id]), now: 4) == phone2)
     }
@@ -514,5 +520,136 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         let window2 = try #require(h.node.sharingData(for: rotated, now: 10))
         let seen = Set(SharedPayloads.split((window1 + window2)[...], payloadLength: 129).map { TestPayload.identifier(of: $0) })
         #expect(seen == [2, 3, 4, 5, 6])
+    }
+}
+
+/// Connections start when an attempt ends or a slot frees, not only at the tick; within the
+/// quota, one attempt at a time, scanning's share kept, most urgent first.
+@Suite struct SensorNodeSchedulingTests {
+    /// A node whose attempts follow each other at once (no scanning gap).
+    static func backToBack(_ configure: (inout NodeConfiguration) -> Void = { _ in }) -> NodeHarness {
+        NodeHarness {
+            $0.connectingShare = 1
+            $0.minimumScanBetweenAttempts = 0
+            configure(&$0)
+        }
+    }
+
+    static let herald = AdvertClass.herald(pseudoAddress: nil, apple: false)
+
+    @Test func theNextAttemptStartsWhenOneEndsNotAtTheNextTick() throws {
+        var h = Self.backToBack()
+        let ids = (1...3).compactMap { h.advert(UInt64($0), Self.herald, at: 0).detects.first?.id }
+        #expect(h.tick(0).connects == [ids[0]])
+        // The first link comes up: the controller is free for the next attempt.
+        let connected = h.link(.connected, ids[0], at: 0.2)
+        #expect(connected.connects == [ids[1]])
+        #expect(connected.first == .discover(try #require(h.node.target(ids[0])), openTrace: false))
+        // The second attempt fails: the third starts.
+        #expect(h.link(.connectFailed, ids[1], at: 0.4).connects == [ids[2]])
+        #expect(h.node.counters.connectionsStarted == 3)
+    }
+
+    @Test func aFinishedReadFreesItsSlotAtOnce() throws {
+        var h = Self.backToBack { $0.concurrentConnectionQuota = 1 }
+        let a = try #require(h.advert(1, Self.herald, at: 0).detects.first)
+        let b = try #require(h.advert(2, Self.herald, at: 0).detects.first)
+        #expect(h.tick(0).connects == [a.id])
+        _ = h.link(.connected, a.id, at: 0.1)
+        _ = h.link(.discovered(.android), a.id, at: 0.2)
+        #expect(h.link(.payloadRead(phone1), a.id, at: 0.3) == [.event(.read(a, payload: SensorPayload(kind: .herald, bytes: phone1), earlier: [SensorEvent.Measurement(time: 0, rssi: -60)], time: 0.3)), .disconnect(a)])
+        #expect(h.link(.disconnected, b.id, at: 0.35).isEmpty)  // not b's session: stale, frees nothing
+        #expect(h.link(.disconnected, a.id, at: 0.4).connects == [b.id])
+    }
+
+    @Test func scanningKeepsItsShareBetweenAttempts() throws {
+        // Half the time at most for attempts (the default), at least 0.125 s of scanning.
+        var h = NodeHarness { $0.minimumScanBetweenAttempts = 0.125 }
+        let a = try #require(h.advert(1, Self.herald, at: 0).detects.first)
+        let b = try #require(h.advert(2, Self.herald, at: 0).detects.first)
+        let c = try #require(h.advert(3, Self.herald, at: 0).detects.first)
+        #expect(h.tick(0).connects == [a.id])
+        #expect(h.link(.connected, a.id, at: 0.5).connects.isEmpty)
+        // The attempt took 0.5 s: the next waits as long, and starts with the first advert after.
+        #expect(h.advert(9, .apple, at: 0.75).connects.isEmpty)
+        #expect(h.advert(9, .apple, at: 1).connects == [b.id])
+        #expect(h.link(.connectFailed, b.id, at: 1).connects.isEmpty)
+        #expect(h.advert(9, .apple, at: 1.0625).connects.isEmpty)
+        #expect(h.advert(9, .apple, at: 1.125).connects == [c.id])
+    }
+
+    @Test func quotaAndOneAttemptAtATimeHoldWhateverTheOrderOfOutcomes() {
+        var h = Self.backToBack { $0.concurrentConnectionQuota = 3 }
+        for n in 1...30 { _ = h.advert(UInt64(n), Self.herald, at: 0) }
+        var connecting = Set<TargetID>(), open = Set<TargetID>()
+        var mostOpen = 0, reads = 0
+        func take(_ actions: [NodeAction]) {
+            for id in actions.connects {
+                #expect(connecting.isEmpty, "a second attempt while one is pending")
+                connecting.insert(id)
+            }
+            mostOpen = max(mostOpen, connecting.count + open.count)
+        }
+        take(h.tick(0))
+        // Outcomes in a fixed but mixed order: every third attempt fails, links end out of order.
+        var t = 0.0, step = 0
+        while reads + h.node.counters.connectionFailures < 30, t < 20 {
+            t += 0.05
+            step += 1
+            if let id = connecting.first {
+                connecting.remove(id)
+                if step % 3 == 0 {
+                    take(h.link(.connectFailed, id, at: t))
+                } else {
+                    open.insert(id)
+                    take(h.link(.connected, id, at: t))
+                }
+            } else if let id = open.sorted(by: { ($0.rawValue * 7919) % 13 < ($1.rawValue * 7919) % 13 }).first {
+                open.remove(id)
+                _ = h.link(.discovered(.android), id, at: t)
+                _ = h.link(.payloadRead(TestPayload.make(identifier: Int32(id.rawValue))), id, at: t)
+                reads += 1
+                take(h.link(.disconnected, id, at: t))
+            }
+        }
+        #expect(mostOpen == 3)
+        #expect(reads + h.node.counters.connectionFailures == 30 && h.node.counters.connectionFailures > 0)
+        #expect(h.node.counters.connectionsStarted == 30)
+    }
+
+    @Test func urgentFirstReadsTakeTurnsWithLongWaitingOnesAndRereads() throws {
+        var h = Self.backToBack {
+            $0.urgentReadWindow = 300
+            $0.payloadUpdateInterval = 100
+        }
+        // Read at 0; due again from 100.
+        let reread = try #require(h.advert(1, Self.herald, at: 0).detects.first)
+        #expect(h.tick(0).connects == [reread.id])
+        _ = h.read(reread.id, services: .android, payload: phone1, at: 0)
+        // First seen at 2, never read (no tick until 400): waiting longer than the window.
+        let waiting = try #require(h.advert(2, Self.herald, at: 2).detects.first)
+        let fresh1 = try #require(h.advert(3, .apple, at: 399).detects.first)
+        let fresh2 = try #require(h.advert(4, Self.herald, at: 400).detects.first)
+        for n: UInt64 in [1, 2] { _ = h.advert(n, Self.herald, at: 400) }
+        var order = h.tick(400).connects
+        while let last = order.last, order.count < 5 {
+            let next = h.link(.connectFailed, last, at: 400).connects
+            if next.isEmpty { break }
+            order += next
+        }
+        // Urgent first reads and the rest take turns, each lane in its own order.
+        #expect(order == [fresh1.id, waiting.id, fresh2.id, reread.id])
+    }
+
+    @Test func aRefusedAttemptIsNoFailureAndWaitsForAFreeLink() throws {
+        var h = Self.backToBack()
+        let a = try #require(h.advert(1, Self.herald, at: 0).detects.first)
+        let b = try #require(h.advert(2, Self.herald, at: 0).detects.first)
+        #expect(h.tick(0).connects == [a.id])
+        #expect(h.link(.connectRefused, a.id, at: 0.1).isEmpty)  // b is not tried: no link is free
+        #expect(h.advert(3, .apple, at: 0.5).connects.isEmpty)
+        #expect(h.node.counters.connectionFailures == 0 && h.node.counters.connectionsRefused == 1)
+        #expect(h.tick(1).connects == [a.id])  // no backoff: still the first in line
+        #expect(h.link(.connected, a.id, at: 1.1).connects == [b.id])
     }
 }

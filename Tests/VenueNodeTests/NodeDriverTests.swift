@@ -102,6 +102,22 @@ import Testing
         #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
     }
 
+    @Test mutating func anAttemptRefusedForWantOfALinkIsNoFailure() throws {
+        let id = try connectAndroid()
+        #expect(feed(.result(id, .connect(.failure(.connectionFailed(.connectionLimitExceeded))))).work.isEmpty)
+        #expect(driver.node.counters.connectionsRefused == 1 && driver.node.counters.connectionFailures == 0)
+        now = 2
+        guard case .connect(id, _, _, _)? = onlyWork(feed(.tick(rejectedWrites: 0))) else {
+            Issue.record("the refused target is not tried again at the next tick")
+            return
+        }
+        // Any other failure is the target's: it is backed off.
+        _ = feed(.result(id, .connect(.failure(.connectionFailed(.connectionFailedToBeEstablished)))))
+        #expect(driver.node.counters.connectionFailures == 1)
+        now = 3
+        #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
+    }
+
     @Test mutating func theLegacyServiceIsTriedWhenFCF6IsMissing() throws {
         let id = try connectAndroid()
         _ = feed(.result(id, .connect(.success(Self.centralLink))))

@@ -3,7 +3,7 @@
 // no visit lost, at max speed.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/crowd-bench [--phones 2000] [--minutes 60]
+//   Benchmarks/.build/release/crowd-bench [--phones 2000] [--minutes 60] [--connecting-share 0.5]
 //
 // Phones of the standard Herald mix (Android, iPhones in the foreground and background; no
 // write-only phones) arrive over the first minute, stay the whole run at 1–10 m, and leave over
@@ -14,12 +14,14 @@ import VenueDiary
 
 var phones = 2000
 var minutes = 60.0
+var setup = VenueRun.NodeSetup()
 var i = 1
 let arguments = CommandLine.arguments
 while i < arguments.count {
     switch arguments[i] {
     case "--phones": i += 1; phones = Int(arguments[i]) ?? phones
     case "--minutes": i += 1; minutes = Double(arguments[i]) ?? minutes
+    case "--connecting-share": i += 1; setup.node.connectingShare = Double(arguments[i]) ?? setup.node.connectingShare
     default: FileHandle.standardError.write(Data("unknown argument \(arguments[i])\n".utf8))
     }
     i += 1
@@ -57,7 +59,7 @@ defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem
 let store = try DiaryStore(path: path)
 let clock = ContinuousClock()
 let started = clock.now
-var run = try VenueRun(truth: truth, store: store)
+var run = try VenueRun(truth: truth, setup: setup, store: store)
 var samples: [Double] = []
 var mostLinks = 0
 var mostTargets = 0
@@ -83,4 +85,6 @@ print(String(format: "recall %.4f (%d of %d), split %d, phantom %d, phones read 
              report.eligibleVisits, report.splitVisits, report.phantomVisits, report.payloadReads?.phonesRead ?? 0, report.payloadReads?.phones ?? 0))
 let n = run.driver.node.counters
 print("node: \(n.connectionsStarted) connections started, \(n.connectionFailures) failed, \(n.connectionTimeouts) timed out, "
-      + "\(n.payloadsRead) payloads read (\(String(format: "%.2f", Double(n.payloadsRead) / end)) per venue second)")
+      + "\(n.connectionsRefused) refused (no link free), \(n.payloadsRead) payloads read (\(String(format: "%.2f", Double(n.payloadsRead) / end)) per venue second)")
+print("by kind: " + report.byDeviceKind.sorted { $0.key < $1.key }.map { kind, f in
+    "\(kind) \(f.recalledVisits)/\(f.eligibleVisits) recalled, \(f.splitVisits) split" }.joined(separator: "; "))

@@ -24,6 +24,8 @@ extension Settings {
         node.payloadSharing = herald.payloadSharing
         // One link stays free for phones that connect to read the venue payload.
         node.concurrentConnectionQuota = max(1, bluetooth.maxConnections - 1)
+        // A rotated iPhone's new address must be read before the diary closes its visit.
+        node.urgentReadWindow = Double(diary.checkOutSeconds)
         return node
     }
 

@@ -5,7 +5,9 @@ import BLEHost
 public enum NodeAction: Hashable, Sendable {
     /// Hand the event to the layers above.
     case event(SensorEvent)
-    /// Open a connection to the target (central role). Report `.connected` or `.connectFailed`.
+    /// Open a connection to the target (central role), giving up after
+    /// ``SensorNode/attemptTimeout(of:)``. Report `.connected`, `.connectFailed`, or
+    /// `.connectRefused` when the host had no link free for it.
     case connect(Target)
     /// Discover the Herald service (0xFCF6 or legacy), and the OpenTrace service when asked, with
     /// their characteristics. Report `.discovered`.
@@ -30,6 +32,10 @@ public enum NodeAction: Hashable, Sendable {
 public enum LinkEvent: Hashable, Sendable {
     case connected
     case connectFailed
+    /// The host refused the attempt before making it: every link it may open is in use (phones
+    /// reading the venue hold some). Not the target's fault; the node tries again at its next
+    /// tick or when one of its own links closes.
+    case connectRefused
     case discovered(DiscoveredServices)
     case payloadRead([UInt8])
     case readFailed

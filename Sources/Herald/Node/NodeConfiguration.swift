@@ -8,8 +8,21 @@ public struct NodeConfiguration: Hashable, Sendable {
     /// At most this many connection attempts at once: a controller creates one LE connection at
     /// a time, and a queued attempt would eat into its own timeout.
     public var concurrentConnectionAttempts: Int = 1
+    /// At most this share of the time goes to connection attempts: a controller does not scan
+    /// while it initiates a connection, and back to back attempts in a crowd would leave no time
+    /// to hear anyone. After an attempt that took d seconds the next starts d × (1 − share) /
+    /// share later: never sooner than one scan interval (`minimumScanBetweenAttempts`), never
+    /// later than `maximumScanBetweenAttempts` (an attempt that timed out costs no more).
+    public var connectingShare: Double = 0.5
+    public var minimumScanBetweenAttempts: Double = 0.1
+    public var maximumScanBetweenAttempts: Double = 1
     /// Give up a connection attempt after this long (Herald `connectionAttemptTimeout`).
     public var connectionAttemptTimeout: Double = 12
+    /// ... or after this long when other targets wait for the controller. A phone answers at its
+    /// next advert (Herald phones advertise about every second at the slowest); an address that
+    /// stays silent for several intervals has rotated or walked away, and in a crowd a 12 s wait
+    /// for it cost a third of the controller's time (crowd-bench).
+    public var crowdedConnectionAttemptTimeout: Double = 4
     /// Give up a connected session (discover, read, share) after this long; ATT's own
     /// transaction timeout is 30 s.
     public var connectionSessionTimeout: Double = 30
@@ -22,6 +35,12 @@ public struct NodeConfiguration: Hashable, Sendable {
     /// Read a known payload again after this long; nil never does (Herald
     /// `payloadDataUpdateTimeInterval`, default never).
     public var payloadUpdateInterval: Double? = nil
+    /// Targets never read and first seen within this long are read before those waiting longer.
+    /// An iPhone's new address after a rotation is seen within seconds of its visit's last
+    /// attributed sighting, and the diary closes a visit unseen for its check-out limit: set it
+    /// to the diary's `check_out_seconds`, so that in a crowd a rotated iPhone is read in time
+    /// rather than after a backlog that can no longer be read in time anyway.
+    public var urgentReadWindow: Double = 5 * 60
     /// Connect only to targets heard this recently: a device can only be connected to while it
     /// advertises.
     public var connectRecency: Double = 10

@@ -9,6 +9,8 @@ public struct NodeCounters: Hashable, Sendable {
     public var targetsForgotten = 0
     public var connectionsStarted = 0
     public var connectionFailures = 0
+    /// Attempts the host refused for want of a free link (not failures).
+    public var connectionsRefused = 0
     public var connectionTimeouts = 0
     public var payloadsRead = 0
     /// Apple devices whose services showed they do not run Herald.

@@ -1,52 +1,89 @@
-/// Connections: the clock tick that starts, times out and forgets, and each session's steps.
+/// Connections: the clock tick that times out, forgets and ranks the targets to connect to, the
+/// starts that follow each free slot at once, and each session's steps.
 extension SensorNode {
     /// Call about once a second: ends overdue sessions, forgets targets unseen for the clean
-    /// interval, and starts connections within the quota, most useful first.
+    /// interval, ranks the targets worth a connection (``ConnectionCandidate``) and starts
+    /// connections within the quota (``ConnectionQueue``). Between ticks every link outcome that
+    /// frees an attempt or a slot starts the next one from this ranking at once, so the node
+    /// connects as fast as the controller takes attempts, not once a second.
+    ///
+    /// The pass reads every record in place (a table of thousands of targets is walked each
+    /// second; copying each record out cost more than the rest of the tick).
     public mutating func tick(now: Double, into actions: inout [NodeAction]) {
         var forget = [TargetID]()
-        var candidates = [(priority: Int, since: Double, id: TargetID)]()
-        for (id, record) in table.records {
-            if let session = record.session {
-                expire(session, of: id, now: now, into: &actions)
+        var withSession = [TargetID]()
+        var candidates = [ConnectionCandidate]()
+        table.forEach { id, record in
+            if record.session != nil {
+                withSession.append(id)
             } else if now - record.lastSeen >= configuration.peripheralCleanInterval {
                 forget.append(id)
-            } else if let priority = connectionPriority(record, now: now) {
-                candidates.append((priority, record.firstSeen, id))
+            } else if let candidate = connectionCandidate(record, now: now) {
+                candidates.append(candidate)
             }
         }
+        for id in withSession { expire(id, now: now, into: &actions) }
         for id in forget { table.remove(id) }
         counters.targetsForgotten += forget.count
-        recentIPhonePayloads = recentIPhonePayloads.filter { now - $0.value.seen <= configuration.payloadSharingExpiry }
+        if recentIPhonePayloads.values.contains(where: { now - $0.seen > configuration.payloadSharingExpiry }) {
+            recentIPhonePayloads = recentIPhonePayloads.filter { now - $0.value.seen <= configuration.payloadSharingExpiry }
+        }
+        candidates.sort()
+        connectQueue.rank(candidates)
+        refused = false
+        startConnections(now: now, into: &actions)
+    }
 
-        guard !candidates.isEmpty else { return }
-        candidates.sort { ($0.priority, $0.since, $0.id) < ($1.priority, $1.since, $1.id) }
-        for candidate in candidates {
-            guard sessions < configuration.concurrentConnectionQuota, attempts < configuration.concurrentConnectionAttempts else { break }
-            guard let target = table[candidate.id]?.target else { continue }
-            table[candidate.id]?.session = TargetRecord.Session(phase: .connecting, started: now)
+    /// Starts connections from the last tick's ranking while the quota and the attempt limit
+    /// allow. A target ranked at the tick is checked again: it may have been read, backed off or
+    /// gone quiet since.
+    mutating func startConnections(now: Double, into actions: inout [NodeAction]) {
+        guard !refused, now >= nextAttemptAt else { return }
+        while sessions < configuration.concurrentConnectionQuota, attempts < configuration.concurrentConnectionAttempts,
+            let id = connectQueue.next()
+        {
+            guard let record = table[id], record.session == nil, connectionCandidate(record, now: now) != nil else { continue }
+            // With others waiting, an address that does not answer within a few advertising
+            // intervals has rotated or left: the controller is worth more to the next one.
+            var timeout = configuration.connectionAttemptTimeout
+            if !connectQueue.isEmpty { timeout = min(timeout, configuration.crowdedConnectionAttemptTimeout) }
+            table[id]?.session = TargetRecord.Session(phase: .connecting, started: now, attemptTimeout: timeout)
             sessions += 1
             attempts += 1
             counters.connectionsStarted += 1
-            actions.append(.connect(target))
+            actions.append(.connect(record.target))
         }
     }
 
-    /// Why the node would connect to a target now (lower is more urgent), or nil.
-    func connectionPriority(_ record: TargetRecord, now: Double) -> Int? {
+    /// How long the host may try to open the connection the node just asked for (``NodeAction/connect(_:)``).
+    public func attemptTimeout(of id: TargetID) -> Double? {
+        guard let session = table[id]?.session, session.phase == .connecting else { return nil }
+        return session.attemptTimeout
+    }
+
+    /// Why and how urgently the node would connect to a target now, or nil.
+    func connectionCandidate(_ record: borrowing TargetRecord, now: Double) -> ConnectionCandidate? {
         guard record.connectable, !record.notHerald, !record.isVenueBeacon,
             now - record.lastSeen <= configuration.connectRecency,
             now >= record.nextAttemptAt,
             record.failures < configuration.maximumConnectionFailures
         else { return nil }
-        let sourceRank: Int
         switch record.source {
-        case .herald: sourceRank = 0
-        case .openTrace: sourceRank = 1
-        case .apple: sourceRank = 2
+        case .herald, .openTrace, .apple: break
         case .advert, .writer: return nil
         }
-        if needsRead(record, now: now) { return sourceRank }
-        if sharingDue(record, now: now) { return 3 }
+        let id = record.target.id
+        guard let readAt = record.payloadReadAt, record.payload != nil else {
+            // Never read: those first seen within the urgent window, oldest first, then the rest.
+            let urgent = now - record.firstSeen <= configuration.urgentReadWindow
+            return ConnectionCandidate(reason: urgent ? .firstRead : .lateFirstRead, since: record.firstSeen, id: id)
+        }
+        if let interval = configuration.payloadUpdateInterval, now - readAt >= interval {
+            return ConnectionCandidate(reason: .reread, since: readAt, id: id)
+        }
+        if sharingDue(record, now: now) {
+            return ConnectionCandidate(reason: .share, since: record.lastSharedAt ?? record.firstSeen, id: id)
+        }
         return nil
     }
 
@@ -56,11 +93,12 @@ extension SensorNode {
         return now - readAt >= interval
     }
 
-    private mutating func expire(_ session: TargetRecord.Session, of id: TargetID, now: Double, into actions: inout [NodeAction]) {
+    private mutating func expire(_ id: TargetID, now: Double, into actions: inout [NodeAction]) {
+        guard let session = table[id]?.session else { return }
         let overdue: Bool
         switch session.phase {
         case .connecting:
-            overdue = now - session.started >= configuration.connectionAttemptTimeout
+            overdue = now - session.started >= session.attemptTimeout
         case .disconnecting:
             // The runtime never said the link went down: free the slot anyway.
             if now - session.started >= configuration.connectionAttemptTimeout + configuration.connectionSessionTimeout {
@@ -79,7 +117,7 @@ extension SensorNode {
     /// Ends a session and frees its slot; a failure backs the target off.
     private mutating func end(_ id: TargetID, now: Double, failed: Bool = false) {
         guard let session = table[id]?.session else { return }
-        if session.phase == .connecting { attempts -= 1 }
+        if session.phase == .connecting { attemptEnded(started: session.started, now: now) }
         sessions -= 1
         table[id]?.session = nil
         if failed || !session.succeeded {
@@ -91,8 +129,14 @@ extension SensorNode {
         }
     }
 
-    /// What happened on a connection the node asked for; returns the next step in `actions`.
+    /// What happened on a connection the node asked for; returns the next step in `actions`,
+    /// and the next connections when this one freed an attempt or a slot.
     public mutating func link(_ event: LinkEvent, target id: TargetID, now: Double, into actions: inout [NodeAction]) {
+        step(event, target: id, now: now, into: &actions)
+        startConnections(now: now, into: &actions)
+    }
+
+    private mutating func step(_ event: LinkEvent, target id: TargetID, now: Double, into actions: inout [NodeAction]) {
         guard let record = table[id], var session = record.session else {
             counters.staleLinkEvents += 1
             return
@@ -101,7 +145,7 @@ extension SensorNode {
         switch event {
         case .connected:
             guard session.phase == .connecting else { return }
-            attempts -= 1
+            attemptEnded(started: session.started, now: now)
             session.phase = .discovering
             session.connectedAt = now
             table[id]?.session = session
@@ -109,6 +153,15 @@ extension SensorNode {
 
         case .connectFailed:
             end(id, now: now, failed: true)
+
+        case .connectRefused:
+            // No link free: neither the target's fault nor worth trying the next one now.
+            guard session.phase == .connecting else { return }
+            attempts -= 1
+            sessions -= 1
+            table[id]?.session = nil
+            counters.connectionsRefused += 1
+            refused = true
 
         case .discovered(let services):
             if record.source == .openTrace, services.openTrace {
@@ -150,7 +203,18 @@ extension SensorNode {
 
         case .disconnected:
             end(id, now: now)
+            refused = false
         }
+    }
+
+    /// An attempt is over (the link is up, or it failed or timed out): scanning gets its share
+    /// before the next one.
+    private mutating func attemptEnded(started: Double, now: Double) {
+        attempts -= 1
+        let share = min(max(configuration.connectingShare, 0.01), 1)
+        let gap = min(
+            max((now - started) * (1 - share) / share, configuration.minimumScanBetweenAttempts), configuration.maximumScanBetweenAttempts)
+        nextAttemptAt = max(nextAttemptAt, now + gap)
     }
 
     /// After discovery or a read: read if the payload is still needed, share if due, else leave.

@@ -21,6 +21,12 @@ public struct SensorNode: Sendable {
     /// Sessions still connecting, and all sessions (connecting included).
     var attempts = 0
     var sessions = 0
+    /// The last tick's ranking of targets to connect to.
+    var connectQueue = ConnectionQueue()
+    /// No attempt starts before this (scanning gets its share after each attempt), nor while
+    /// the host has no link free (until the next tick or one of the node's links closes).
+    var nextAttemptAt = 0.0
+    var refused = false
     public internal(set) var counters = NodeCounters()
 
     public init(configuration: NodeConfiguration = NodeConfiguration()) {
@@ -68,6 +74,9 @@ public struct SensorNode: Sendable {
             }
         }
         measure(id, rssi: sighting.rssi, now: now, connectable: sighting.connectable, into: &actions)
+        // In a crowd adverts come every few milliseconds: the next attempt starts with the first
+        // one after the scanning gap, not at the next tick.
+        if now >= nextAttemptAt, !connectQueue.isEmpty { startConnections(now: now, into: &actions) }
     }
 
     private mutating func findOrInsert(
@@ -191,6 +200,7 @@ public struct SensorNode: Sendable {
             for id in Array(table.ids) where table[id]?.session != nil { table[id]?.session = nil }
             sessions = 0
             attempts = 0
+            connectQueue.removeAll()
         }
         actions.append(.event(.bluetoothState(state, time: now)))
     }

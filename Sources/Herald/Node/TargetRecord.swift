@@ -29,8 +29,9 @@ struct TargetRecord: Sendable {
 
     struct Session: Sendable {
         var phase: Phase
-        /// When the attempt started (for the attempt timeout).
+        /// When the attempt started, and how long it may take.
         var started: Double
+        var attemptTimeout: Double
         /// When the link came up (for the session timeout).
         var connectedAt: Double?
         /// The session did what it was for (payload read, service absent, share written).

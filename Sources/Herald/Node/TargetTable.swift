@@ -23,6 +23,15 @@ struct TargetTable: Sendable {
         return body(&records.values[index])
     }
 
+    /// Visits every record without copying it out of the table.
+    func forEach(_ body: (TargetID, borrowing TargetRecord) -> Void) {
+        var index = records.startIndex
+        while index != records.endIndex {
+            body(records.keys[index], records.values[index])
+            records.formIndex(after: &index)
+        }
+    }
+
     func id(address: BluetoothAddress) -> TargetID? { byAddress[address] }
 
     /// The target seen at this address or with this pseudo address. A target found by its pseudo

@@ -96,7 +96,12 @@ public struct VenueRun {
                 linkManager: LinkManager.Configuration(
                     connectTimeout: .milliseconds(Int64(setup.connectTimeout * 1000)), maximumConnections: setup.maxConnections),
                 validateWrite: gate.validate))
-        driver = NodeDriver(node: SensorNode(configuration: setup.node), classifier: try AdvertClassifier(setup.classifier))
+        // As `run` sets the node: one link stays free for phones reading the venue, and a
+        // rotated iPhone is read within the diary's check-out limit.
+        var node = setup.node
+        node.concurrentConnectionQuota = min(node.concurrentConnectionQuota, max(1, setup.maxConnections - 1))
+        node.urgentReadWindow = setup.diary.checkOutSeconds
+        driver = NodeDriver(node: SensorNode(configuration: node), classifier: try AdvertClassifier(setup.classifier))
         pipeline = DiaryPipeline(diary: try VenueDiary(store: store, settings: setup.diary, now: truth.configuration.origin))
         deliver(.state(.opening(Air.name)))
         execute(engine.start(now: self.air.instant(0)))
