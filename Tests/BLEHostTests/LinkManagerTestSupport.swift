@@ -3,8 +3,12 @@ import Testing
 
 /// A scripted controller that answers commands like btvirt: enabling what is enabled (or
 /// disabling what is disabled) gives 0x0C, parameters cannot change while enabled, a peripheral
-/// link ends advertising, LE Create Connection needs scanning off.
+/// link ends advertising, LE Create Connection needs scanning off (unless `initiatesWhileScanning`).
+/// Its LE Supported States leave out scanning with initiating (bits 22, 23) unless set.
 struct FakeController {
+    static let statesWithScanningWhileInitiating: UInt64 = 0x03FF_FFFF_FFFF
+    var supportedStates: UInt64 = statesWithScanningWhileInitiating & ~(1 << 22 | 1 << 23)
+    var initiatesWhileScanning = false
     enum ConnectBehaviour { case connect(handle: UInt16), fail(HCIStatus), never }
     enum CancelBehaviour { case cancels, disallowed }
 
@@ -71,7 +75,8 @@ struct FakeController {
         case .readBDAddr: return [Self.commandComplete(opcode, InitAnswers.bdAddr)]
         case .leReadBufferSize: return [Self.commandComplete(opcode, InitAnswers.leBufferSize)]
         case .leReadLocalSupportedFeatures: return [Self.commandComplete(opcode, InitAnswers.leFeatures)]
-        case .leReadSupportedStates: return [Self.commandComplete(opcode, InitAnswers.states)]
+        case .leReadSupportedStates:
+            return [Self.commandComplete(opcode, [0x00] + (0..<8).map { UInt8(truncatingIfNeeded: supportedStates >> (8 * $0)) })]
         case .leSetAdvertisingEnable:
             let on = params.first == 1
             if on == advertising { return [disallowed] }
@@ -89,7 +94,7 @@ struct FakeController {
         case .leSetRandomAddress:
             return [advertising || scanning || initiating != nil ? disallowed : ok]
         case .leCreateConnection:
-            guard !scanning, initiating == nil else { return [Self.commandStatus(opcode, .commandDisallowed)] }
+            guard !scanning || initiatesWhileScanning, initiating == nil else { return [Self.commandStatus(opcode, .commandDisallowed)] }
             let type = AddressType(rawValue: params[5])
             let peer = BluetoothAddress(littleEndianBytes: params[6..<12])
             switch connectBehaviour {
@@ -130,13 +135,16 @@ struct LinkHarness {
     /// Opcodes of the commands sent, in order.
     var sent: [HCIOpcode] = []
 
-    init(_ configuration: LinkManager.Configuration = LinkManager.Configuration()) {
+    init(_ configuration: LinkManager.Configuration = LinkManager.Configuration(), controller: FakeController = FakeController()) {
         manager = LinkManager(configuration: configuration)
+        self.controller = controller
     }
 
     /// Started and initialised, with the init commands and the `.ready` cleared.
-    static func ready(_ configuration: LinkManager.Configuration = LinkManager.Configuration()) -> LinkHarness {
-        var harness = LinkHarness(configuration)
+    static func ready(
+        _ configuration: LinkManager.Configuration = LinkManager.Configuration(), controller: FakeController = FakeController()
+    ) -> LinkHarness {
+        var harness = LinkHarness(configuration, controller: controller)
         harness.perform { $0.start(now: $1, into: &$2) }
         #expect(harness.manager.controllerInfo != nil)
         harness.clear()

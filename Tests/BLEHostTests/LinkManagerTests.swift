@@ -152,6 +152,38 @@ import Testing
         #expect(h.manager.isScanning && !h.manager.isInitiating)
     }
 
+    @Test func aControllerThatScansWhileInitiatingKeepsScanning() throws {
+        var controller = FakeController()
+        controller.supportedStates = FakeController.statesWithScanningWhileInitiating
+        controller.initiatesWhileScanning = true
+        var h = LinkHarness.ready(controller: controller)
+        h.perform { $0.setScanning(scan, now: $1, into: &$2) }
+        h.clear()
+        h.perform { $0.connect(to: phone, addressType: .random, now: $1, into: &$2) }
+        // No scan disable before the attempt; the new link re-asserts scanning as always.
+        #expect(h.sent == [.leCreateConnection] + Self.scanSequence)
+        #expect(opened(h.reported).map(\.peerAddress) == [phone])
+        #expect(h.manager.isScanning && !h.manager.isInitiating)
+    }
+
+    @Test func aControllerThatListsButRefusesScanningWhileInitiatingIsAskedWithScanningOff() throws {
+        var controller = FakeController()
+        controller.supportedStates = FakeController.statesWithScanningWhileInitiating
+        var h = LinkHarness.ready(controller: controller)
+        h.perform { $0.setScanning(scan, now: $1, into: &$2) }
+        h.clear()
+        h.perform { $0.connect(to: phone, addressType: .random, now: $1, into: &$2) }
+        // Refused (0x0C) while scanning: the same attempt again with scanning off, not a failure.
+        #expect(h.sent == [.leCreateConnection, .leSetScanEnable, .leCreateConnection] + Self.scanSequence)
+        #expect(opened(h.reported).map(\.peerAddress) == [phone])
+        #expect(!h.reported.contains { if case .connectionFailed = $0 { return true } else { return false } })
+        // From then on scanning stops for every attempt.
+        h.clear()
+        h.controller.connectBehaviour = .connect(handle: 0x41)
+        h.perform { $0.connect(to: other, addressType: .random, now: $1, into: &$2) }
+        #expect(h.sent == [.leSetScanEnable, .leCreateConnection] + Self.scanSequence)
+    }
+
     @Test func connectTimesOutCancelsAndRestartsScanning() {
         var h = LinkHarness.ready()
         h.controller.connectBehaviour = .never

@@ -617,7 +617,7 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         #expect(h.node.counters.connectionsStarted == 30)
     }
 
-    @Test func urgentFirstReadsTakeTurnsWithLongWaitingOnesAndRereads() throws {
+    @Test func urgentFirstReadsTakeTurnsWithLongWaitingOnesThenRereads() throws {
         var h = Self.backToBack {
             $0.urgentReadWindow = 300
             $0.payloadUpdateInterval = 100
@@ -637,7 +637,7 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
             if next.isEmpty { break }
             order += next
         }
-        // Urgent first reads and the rest take turns, each lane in its own order.
+        // Urgent first reads and those waiting longer take turns; re-reads come after both.
         #expect(order == [fresh1.id, waiting.id, fresh2.id, reread.id])
     }
 

@@ -26,6 +26,13 @@ extension LinkManager {
         nextAdvertisingStep(now: now, into: &actions)
     }
 
+    /// Whether scanning may stay on while a connection is initiated (see ``LinkManager``).
+    var scansWhileInitiating: Bool {
+        guard !initiatingNeedsScanningOff, let info = controllerInfo, let scan = desiredScanning else { return false }
+        let combination: UInt64 = scan.type == .active ? 1 << 23 : 1 << 22
+        return info.supportedStates & combination != 0
+    }
+
     private mutating func nextConnectionStep(now: ContinuousClock.Instant, into actions: inout [Action]) -> Bool {
         guard !isInitiating, !connectQueue.isEmpty else { return false }
         if links.count >= configuration.maximumConnections {
@@ -35,11 +42,12 @@ extension LinkManager {
             connectQueue.removeAll()
             return false
         }
-        if isScanning {
+        if isScanning, !scansWhileInitiating {
             sendRadio(LESetScanEnable(false), .scanDisable, now: now, into: &actions)
             return true
         }
         let peer = connectQueue.removeFirst()
+        createdWhileScanning = isScanning
         initiating = .creating(peer, deadline: now + configuration.connectTimeout)
         let command = LECreateConnection(
             peerAddress: peer.address, peerAddressType: peer.type, ownAddressType: configuration.ownAddressType,
@@ -50,7 +58,7 @@ extension LinkManager {
     }
 
     private mutating func nextScanStep(now: ContinuousClock.Instant, into actions: inout [Action]) -> Bool {
-        guard let parameters = desiredScanning, !isInitiating, connectQueue.isEmpty else {
+        guard let parameters = desiredScanning, scansWhileInitiating || (!isInitiating && connectQueue.isEmpty) else {
             guard isScanning else { return false }
             sendRadio(LESetScanEnable(false), .scanDisable, now: now, into: &actions)
             return true
@@ -151,7 +159,13 @@ extension LinkManager {
 
         if failed {
             actions.append(.commandFailed(opcode, status))
-            if step == .createConnection {
+            if step == .createConnection, disallowed, createdWhileScanning, let peer = initiatingPeer {
+                // It cannot initiate while scanning after all: from now on scanning stops for
+                // each attempt, and this one is made again that way.
+                initiatingNeedsScanningOff = true
+                initiating = .idle
+                connectQueue.insert(peer, at: 0)
+            } else if step == .createConnection {
                 if let peer = initiatingPeer { endAttempt(peer, status: status, into: &actions) }
             } else if step != .cancelConnection {
                 retryAt = now + backoff

@@ -9,8 +9,11 @@
 /// - advertising changes: disable → parameters → data → scan response → enable;
 /// - scanning changes: disable (0x0C on an already-off scan is fine) → parameters → enable with
 ///   duplicate filtering off;
-/// - connecting: stop scanning → LE Create Connection → cancel after the connect timeout →
-///   LE Connection Complete (0x02 when cancelled) → restart scanning;
+/// - connecting: LE Create Connection → cancel after the connect timeout → LE Connection
+///   Complete (0x02 when cancelled). Scanning stays on while the controller initiates if its
+///   LE Supported States list the combination (bit 22 passive, 23 active scanning with
+///   initiating); otherwise, or once the controller refused an attempt while scanning (0x0C),
+///   scanning stops for each attempt and restarts after it;
 /// - legacy connectable advertising stops when a peer connects: it is enabled again while under
 ///   the connection cap, and again when a link closes;
 /// - scanning is re-asserted after every link change, as some controllers stop it silently;
@@ -87,6 +90,10 @@ public struct LinkManager: Sendable {
     var scanWork = ScanWork.all
     var randomAddressSet = false
     var initiating = Initiating.idle
+    /// The controller refused LE Create Connection while scanning, whatever its states said.
+    var initiatingNeedsScanningOff = false
+    /// Whether the attempt being created was sent while scanning.
+    var createdWhileScanning = false
     var radioBusy: RadioStep?
     var retryAt: ContinuousClock.Instant?
     var backoff: Duration

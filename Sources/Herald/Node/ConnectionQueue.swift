@@ -1,41 +1,57 @@
-/// The targets the last tick ranked for a connection, in two lanes taken in turn: urgent first
-/// reads (``ConnectionCandidate/Reason/firstRead``), and all the others by reason and waiting
-/// time. Taking turns keeps both moving when the controller cannot keep up: rotated iPhones are
-/// read before the diary closes their visits, and phones waiting longer are still read at all.
+/// The targets the last tick ranked for a connection. First reads come before re-reads and
+/// shares, in two lanes taken in turn: urgent ones (``ConnectionCandidate/Reason/firstRead``)
+/// and those waiting longer. Taking turns keeps both moving when the controller cannot keep up:
+/// rotated iPhones are read before the diary closes their visits, and phones waiting longer are
+/// still read at all.
 struct ConnectionQueue: Sendable {
-    private var urgent: [TargetID] = []
-    private var waiting: [TargetID] = []
-    private var nextUrgent = 0
-    private var nextWaiting = 0
+    private var urgent = Lane()
+    private var late = Lane()
+    private var rest = Lane()
     private var urgentsTurn = true
+
+    private struct Lane: Sendable {
+        var ids: [TargetID] = []
+        var next = 0
+        var isEmpty: Bool { next == ids.count }
+
+        mutating func take() -> TargetID? {
+            guard next < ids.count else { return nil }
+            next += 1
+            return ids[next - 1]
+        }
+    }
 
     /// Replaces the ranking with `candidates`, which must be sorted.
     mutating func rank(_ candidates: [ConnectionCandidate]) {
-        urgent.removeAll(keepingCapacity: true)
-        waiting.removeAll(keepingCapacity: true)
-        for candidate in candidates {
-            if candidate.reason == .firstRead { urgent.append(candidate.id) } else { waiting.append(candidate.id) }
+        for k in [\Self.urgent, \.late, \.rest] as [WritableKeyPath<Self, Lane>] {
+            self[keyPath: k].ids.removeAll(keepingCapacity: true)
+            self[keyPath: k].next = 0
         }
-        nextUrgent = 0
-        nextWaiting = 0
+        for candidate in candidates {
+            switch candidate.reason {
+            case .firstRead: urgent.ids.append(candidate.id)
+            case .lateFirstRead: late.ids.append(candidate.id)
+            case .reread, .share: rest.ids.append(candidate.id)
+            }
+        }
         urgentsTurn = true
     }
 
     mutating func removeAll() { rank([]) }
 
-    var isEmpty: Bool { nextUrgent == urgent.count && nextWaiting == waiting.count }
+    var isEmpty: Bool { urgent.isEmpty && late.isEmpty && rest.isEmpty }
 
-    /// The next target, taking the lanes in turn while both hold some.
+    /// The next target: first reads, urgent and late in turn while both lanes hold some, then
+    /// the rest in rank order.
     mutating func next() -> TargetID? {
-        let fromUrgent = nextUrgent < urgent.count && (urgentsTurn || nextWaiting == waiting.count)
-        if fromUrgent {
-            nextUrgent += 1
+        if !urgent.isEmpty, urgentsTurn || late.isEmpty {
             urgentsTurn = false
-            return urgent[nextUrgent - 1]
+            return urgent.take()
         }
-        guard nextWaiting < waiting.count else { return nil }
-        nextWaiting += 1
-        urgentsTurn = true
-        return waiting[nextWaiting - 1]
+        if let id = late.take() {
+            urgentsTurn = true
+            return id
+        }
+        return rest.take()
     }
 }
