@@ -221,6 +221,7 @@ public struct NodeDriver: Sendable {
             }
 
         case .radio(let radio):
+            node.controllerScansWhileConnecting = radio.scansWhileConnecting
             let running = radio.advertising && radio.scanning
             if running, condition != .running { node.bluetoothState(.poweredOn, now: now, into: &actions) }
             change(to: running ? .running : .partial(advertising: radio.advertising, scanning: radio.scanning), into: &out)

@@ -248,7 +248,7 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
 
 @Suite struct SensorNodeConnectionTests {
     @Test func oneAttemptAtATimeWithinTheQuota() {
-        var h = NodeHarness()
+        var h = NodeHarness { $0.connectingShare = 0.5 }
         for n in 1...20 { _ = h.advert(UInt64(n), .herald(pseudoAddress: nil, apple: false), at: 0) }
         let first = h.tick(1).connects
         #expect(first.count == 1)
@@ -563,8 +563,11 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
     }
 
     @Test func scanningKeepsItsShareBetweenAttempts() throws {
-        // Half the time at most for attempts (the default), at least 0.125 s of scanning.
-        var h = NodeHarness { $0.minimumScanBetweenAttempts = 0.125 }
+        // Half the time at most for attempts, at least 0.125 s of scanning.
+        var h = NodeHarness {
+            $0.connectingShare = 0.5
+            $0.minimumScanBetweenAttempts = 0.125
+        }
         let a = try #require(h.advert(1, Self.herald, at: 0).detects.first)
         let b = try #require(h.advert(2, Self.herald, at: 0).detects.first)
         let c = try #require(h.advert(3, Self.herald, at: 0).detects.first)
@@ -576,6 +579,15 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         #expect(h.link(.connectFailed, b.id, at: 1).connects.isEmpty)
         #expect(h.advert(9, .apple, at: 1.0625).connects.isEmpty)
         #expect(h.advert(9, .apple, at: 1.125).connects == [c.id])
+    }
+
+    @Test func noScanningGapWhenTheControllerScansWhileConnecting() throws {
+        var h = NodeHarness()
+        h.node.controllerScansWhileConnecting = true
+        let a = try #require(h.advert(1, Self.herald, at: 0).detects.first)
+        let b = try #require(h.advert(2, Self.herald, at: 0).detects.first)
+        #expect(h.tick(0).connects == [a.id])
+        #expect(h.link(.connected, a.id, at: 0.5).connects == [b.id])
     }
 
     @Test func quotaAndOneAttemptAtATimeHoldWhateverTheOrderOfOutcomes() {

@@ -226,6 +226,13 @@ import Testing
         let up = feed(.host(.radio(RadioState(advertising: true, scanning: true))))
         #expect(up.notes == [.radio(.running), .ready])
         #expect(up.events.map(Self.name) == ["bluetoothState"])
+        // Whether the controller scans while it connects goes to the node (no scanning gap
+        // between attempts then); the condition stays.
+        #expect(!driver.node.controllerScansWhileConnecting)
+        #expect(feed(.host(.radio(RadioState(advertising: true, scanning: true, scansWhileConnecting: true)))).notes.isEmpty)
+        #expect(driver.node.controllerScansWhileConnecting)
+        _ = feed(.host(.radio(RadioState(advertising: true, scanning: true))))
+        #expect(!driver.node.controllerScansWhileConnecting)
         #expect(feed(.host(.radio(RadioState(advertising: false, scanning: true)))).notes == [.radio(.partial(advertising: false, scanning: true))])
         #expect(feed(.host(.radio(RadioState(advertising: true, scanning: true)))).notes == [.radio(.running)])
         let lost = feed(.host(.state(.recovering("transport closed"))))

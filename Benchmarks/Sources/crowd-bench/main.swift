@@ -3,7 +3,7 @@
 // no visit lost, at max speed.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/crowd-bench [--phones 2000] [--minutes 60] [--connecting-share 0.5]
+//   Benchmarks/.build/release/crowd-bench [--phones 2000] [--minutes 60]
 //
 // Phones of the standard Herald mix (Android, iPhones in the foreground and background; no
 // write-only phones) arrive over the first minute, stay the whole run at 1–10 m, and leave over
@@ -14,14 +14,12 @@ import VenueDiary
 
 var phones = 2000
 var minutes = 60.0
-var setup = VenueRun.NodeSetup()
 var i = 1
 let arguments = CommandLine.arguments
 while i < arguments.count {
     switch arguments[i] {
     case "--phones": i += 1; phones = Int(arguments[i]) ?? phones
     case "--minutes": i += 1; minutes = Double(arguments[i]) ?? minutes
-    case "--connecting-share": i += 1; setup.node.connectingShare = Double(arguments[i]) ?? setup.node.connectingShare
     default: FileHandle.standardError.write(Data("unknown argument \(arguments[i])\n".utf8))
     }
     i += 1
@@ -59,7 +57,7 @@ defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem
 let store = try DiaryStore(path: path)
 let clock = ContinuousClock()
 let started = clock.now
-var run = try VenueRun(truth: truth, setup: setup, store: store)
+var run = try VenueRun(truth: truth, store: store)
 var samples: [Double] = []
 var mostLinks = 0
 var mostTargets = 0

@@ -27,7 +27,7 @@ extension LinkManager {
     }
 
     /// Whether scanning may stay on while a connection is initiated (see ``LinkManager``).
-    var scansWhileInitiating: Bool {
+    public var scansWhileInitiating: Bool {
         guard !initiatingNeedsScanningOff, let info = controllerInfo, let scan = desiredScanning else { return false }
         let combination: UInt64 = scan.type == .active ? 1 << 23 : 1 << 22
         return info.supportedStates & combination != 0

@@ -227,7 +227,8 @@ public struct HostEngine: Sendable {
 
     /// A ``HostEvent/radio(_:)`` event when advertising or scanning changed.
     private mutating func radioChanges() -> [HostAction] {
-        let now = RadioState(advertising: manager.isAdvertising, scanning: manager.isScanning)
+        let now = RadioState(
+            advertising: manager.isAdvertising, scanning: manager.isScanning, scansWhileConnecting: manager.scansWhileInitiating)
         guard now != reportedRadio else { return [] }
         reportedRadio = now
         return [.emit(.radio(now))]

@@ -115,10 +115,14 @@ public enum BluetoothState: Hashable, Sendable {
 public struct RadioState: Hashable, Sendable {
     public var advertising: Bool
     public var scanning: Bool
+    /// Scanning goes on while a connection is being made (the controller supports it; see
+    /// ``LinkManager``). Reported only; ignored where a `RadioState` says what to switch on.
+    public var scansWhileConnecting: Bool
 
-    public init(advertising: Bool, scanning: Bool) {
+    public init(advertising: Bool, scanning: Bool, scansWhileConnecting: Bool = false) {
         self.advertising = advertising
         self.scanning = scanning
+        self.scansWhileConnecting = scansWhileConnecting
     }
 }
 

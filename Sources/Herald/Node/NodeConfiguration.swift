@@ -13,7 +13,8 @@ public struct NodeConfiguration: Hashable, Sendable {
     /// to hear anyone. After an attempt that took d seconds the next starts d × (1 − share) /
     /// share later: never sooner than one scan interval (`minimumScanBetweenAttempts`), never
     /// later than `maximumScanBetweenAttempts` (an attempt that timed out costs no more).
-    public var connectingShare: Double = 0.5
+    /// (Not when the controller scans while it connects: ``SensorNode/controllerScansWhileConnecting``.)
+    public var connectingShare: Double = 0.75
     public var minimumScanBetweenAttempts: Double = 0.1
     public var maximumScanBetweenAttempts: Double = 1
     /// Give up a connection attempt after this long (Herald `connectionAttemptTimeout`).

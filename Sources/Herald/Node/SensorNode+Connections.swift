@@ -211,6 +211,7 @@ extension SensorNode {
     /// before the next one.
     private mutating func attemptEnded(started: Double, now: Double) {
         attempts -= 1
+        guard !controllerScansWhileConnecting else { return }
         let share = min(max(configuration.connectingShare, 0.01), 1)
         let gap = min(
             max((now - started) * (1 - share) / share, configuration.minimumScanBetweenAttempts), configuration.maximumScanBetweenAttempts)

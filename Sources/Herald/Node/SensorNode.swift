@@ -27,6 +27,9 @@ public struct SensorNode: Sendable {
     /// the host has no link free (until the next tick or one of the node's links closes).
     var nextAttemptAt = 0.0
     var refused = false
+    /// The runtime's controller goes on scanning while it makes a connection: no gap for
+    /// scanning between attempts is needed (``NodeConfiguration/connectingShare``).
+    public var controllerScansWhileConnecting = false
     public internal(set) var counters = NodeCounters()
 
     public init(configuration: NodeConfiguration = NodeConfiguration()) {
