@@ -581,13 +581,15 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         #expect(h.advert(9, .apple, at: 1.125).connects == [c.id])
     }
 
-    @Test func noScanningGapWhenTheControllerScansWhileConnecting() throws {
-        var h = NodeHarness()
+    @Test func onlyTheMinimumGapWhenTheControllerScansWhileConnecting() throws {
+        var h = NodeHarness { $0.minimumScanBetweenAttempts = 0.125 }
         h.node.controllerScansWhileConnecting = true
         let a = try #require(h.advert(1, Self.herald, at: 0).detects.first)
         let b = try #require(h.advert(2, Self.herald, at: 0).detects.first)
         #expect(h.tick(0).connects == [a.id])
-        #expect(h.link(.connected, a.id, at: 0.5).connects == [b.id])
+        // A 2 s attempt would otherwise be followed by 2/3 s of scanning.
+        #expect(h.link(.connected, a.id, at: 2).connects.isEmpty)
+        #expect(h.advert(9, .apple, at: 2.125).connects == [b.id])
     }
 
     @Test func quotaAndOneAttemptAtATimeHoldWhateverTheOrderOfOutcomes() {

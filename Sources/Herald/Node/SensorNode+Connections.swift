@@ -208,13 +208,15 @@ extension SensorNode {
     }
 
     /// An attempt is over (the link is up, or it failed or timed out): scanning gets its share
-    /// before the next one.
+    /// before the next one, and always at least `minimumScanBetweenAttempts` (back to back
+    /// attempts, a link opening as the next attempt starts, confused btvirt and its phones).
     private mutating func attemptEnded(started: Double, now: Double) {
         attempts -= 1
-        guard !controllerScansWhileConnecting else { return }
-        let share = min(max(configuration.connectingShare, 0.01), 1)
-        let gap = min(
-            max((now - started) * (1 - share) / share, configuration.minimumScanBetweenAttempts), configuration.maximumScanBetweenAttempts)
+        var gap = configuration.minimumScanBetweenAttempts
+        if !controllerScansWhileConnecting {
+            let share = min(max(configuration.connectingShare, 0.01), 1)
+            gap = min(max((now - started) * (1 - share) / share, gap), configuration.maximumScanBetweenAttempts)
+        }
         nextAttemptAt = max(nextAttemptAt, now + gap)
     }
 

@@ -27,8 +27,8 @@ public struct SensorNode: Sendable {
     /// the host has no link free (until the next tick or one of the node's links closes).
     var nextAttemptAt = 0.0
     var refused = false
-    /// The runtime's controller goes on scanning while it makes a connection: no gap for
-    /// scanning between attempts is needed (``NodeConfiguration/connectingShare``).
+    /// The runtime's controller goes on scanning while it makes a connection: attempts need no
+    /// share of time left for scanning (``NodeConfiguration/connectingShare``), only the minimum gap.
     public var controllerScansWhileConnecting = false
     public internal(set) var counters = NodeCounters()
 
