@@ -45,6 +45,13 @@ let package = Package(
         .executableTarget(
             name: "crowd-bench",
             dependencies: [.product(name: "Simulation", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon")]),
+        // The real `venue-beacon run` process against the simulated air served on a unix socket.
+        .executableTarget(
+            name: "run-bench",
+            dependencies: [
+                .product(name: "BLEHost", package: "venue-beacon"), .product(name: "Simulation", package: "venue-beacon"),
+                .product(name: "VenueDiary", package: "venue-beacon"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
