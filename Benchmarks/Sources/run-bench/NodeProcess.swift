@@ -64,6 +64,18 @@ struct NodeProcess {
         return Memory(rss: rss, hwm: hwm, anon: values["RssAnon"] ?? 0, file: values["RssFile"] ?? 0, threads: values["Threads"] ?? 0)
     }
 
+    /// `/proc/PID/smaps_rollup` (kB): how much of resident memory is clean file pages (the kernel
+    /// can drop and re-read them) and how much is dirty (the process's own).
+    func rollup() -> [(String, Int)] {
+        guard let text = readProcFile("/proc/\(process.processIdentifier)/smaps_rollup") else { return [] }
+        let wanted = ["Rss", "Pss", "Shared_Clean", "Private_Clean", "Private_Dirty", "Anonymous"]
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(whereSeparator: { $0 == ":" || $0 == " " })
+            guard parts.count >= 2, wanted.contains(String(parts[0])), let kB = Int(parts[1]) else { return nil }
+            return (String(parts[0]), kB)
+        }
+    }
+
     /// Resident kB by mapping (`/proc/PID/smaps`): file-backed mappings by file name, anonymous
     /// ones as `[anon]` (malloc arenas, thread stacks), largest first.
     func residentByMapping() -> [(String, Int)] {

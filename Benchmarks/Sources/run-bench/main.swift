@@ -55,9 +55,10 @@ func freshDirectory() throws -> String {
     return dir
 }
 
-/// Phones in range from time 0 for the rest of the run, at 1–10 m, each with the venue model's
-/// advert, interval and address rotation; `phones` = 0 is an empty air.
-func crowd(_ phones: Int) -> GroundTruth {
+/// Phones in range from time 0 until `until` (virtual seconds, past the end of the run; the truth
+/// lists a GAEN phone's visits per rotation, so not forever), at 1–10 m, each with the venue
+/// model's advert, interval and address rotation; `phones` = 0 is an empty air.
+func crowd(_ phones: Int, until: Double) -> GroundTruth {
     let mix = PhoneMix(heraldAndroid: 0.3, heraldAndroidWriter: 0, heraldIPhoneForeground: 0.1, heraldIPhoneBackground: 0, gaenPhone: 0.6)
     let venue = VenueConfiguration(visitors: phones, openingHours: 10, seed: 21, mix: mix, walkPasts: 0, fixedDevices: 0, applePhoneShare: 0)
     var random = SimulationRandom(seed: 21, stream: 98)
@@ -65,7 +66,7 @@ func crowd(_ phones: Int) -> GroundTruth {
         SimulatedDevice(
             id: d.id, kind: d.kind, owner: d.owner, payload: d.payload, advert: d.advert, advertInterval: d.advertInterval,
             signalWriteInterval: d.signalWriteInterval, rotation: d.rotation, measuredPower: d.measuredPower,
-            presence: [PresenceSegment(start: 0, end: 1e9, path: .fixed(random.uniform(1, 10)))], seed: d.seed)
+            presence: [PresenceSegment(start: 0, end: until, path: .fixed(random.uniform(1, 10)))], seed: d.seed)
     }
     return GroundTruth(configuration: venue, people: [], devices: devices)
 }
@@ -116,7 +117,7 @@ func measureStarts(_ label: String, directory: () throws -> String) throws {
 }
 
 print("== run-bench: \(binary); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"), \(Date())")
-air.serve(crowd(0))
+air.serve(crowd(0, until: 0))
 if starts > 0 {
     print("== start to READY (idle air)")
     try measureStarts("new diary") { try freshDirectory() }
@@ -132,7 +133,7 @@ if starts > 0 {
 }
 
 for phones in crowds {
-    let truth = crowd(phones)
+    let truth = crowd(phones, until: minutes * 60 + 600)
     air.serve(truth)
     let kinds = Dictionary(grouping: truth.devices, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
     print("== memory: \(grouped(phones)) phones in range (\(truth.devices.count) devices: \(kinds.isEmpty ? "none" : kinds)), \(String(format: "%g", minutes)) min")
@@ -163,8 +164,13 @@ for phones in crowds {
     line("first", first)
     line("middle", middle)
     line("last", last)
+    let perMinute = samples.filter { Int($0.at.rounded()) % 60 == 0 }
+    print("   VmRSS / RssAnon each minute (MB): " + perMinute.map { "\(megabytes($0.memory.rss)) / \(megabytes($0.memory.anon))" }.joined(separator: ", "))
+    let followed = perMinute.compactMap { s in s.status.split(separator: ";").first { $0.hasSuffix("devices followed") }?.split(separator: " ").first }
+    print("   devices followed each minute: " + followed.joined(separator: ", "))
     let peak = samples.map(\.memory.rss).max() ?? 0
     print("   peak VmRSS sampled \(megabytes(peak)) MB; VmHWM at the end \(megabytes(last.memory.hwm)) MB")
+    print("   smaps_rollup at the end (MB): " + node.rollup().map { "\($0.0) \(megabytes($0.1))" }.joined(separator: ", "))
     print("   resident by mapping at the end (MB): " + node.residentByMapping().prefix(12).map { "\($0.0) \(megabytes($0.1))" }.joined(separator: ", "))
     if let c = air.counters {
         print("   air: \(grouped(c.advertsHeard)) adverts heard, \(grouped(c.advertsReported)) reported in \(grouped(c.reportEvents)) events, "
