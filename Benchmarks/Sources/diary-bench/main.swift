@@ -142,7 +142,7 @@ func export(visits count: Int, reuse: String?) throws {
     }
     print(String(
         format: "export CSV      %@ visits, %@ bytes: %.2f s wall (%.2f s CPU) to a discarding sink, %.2f s wall to a file (fsynced)",
-        grouped(exported), grouped(bytes), discard, discardCPU, toFile))
+        grouped(exported.visits), grouped(bytes), discard, discardCPU, toFile))
 }
 
 let sightings = argument("--sightings", default: 6_000_000)
