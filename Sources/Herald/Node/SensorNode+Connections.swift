@@ -13,12 +13,14 @@ extension SensorNode {
         var forget = [TargetID]()
         var withSession = [TargetID]()
         var candidates = [ConnectionCandidate]()
+        // The pass modifies the table in place, so it may not touch `self`: it gets copies.
+        let configuration = configuration, recent = recentIPhonePayloads
         table.forEach { id, record in
             if record.session != nil {
                 withSession.append(id)
             } else if now - record.lastSeen >= configuration.peripheralCleanInterval {
                 forget.append(id)
-            } else if let candidate = connectionCandidate(record, now: now) {
+            } else if let candidate = Self.connectionCandidate(record, now: now, configuration: configuration, recentIPhonePayloads: recent) {
                 candidates.append(candidate)
             }
         }
@@ -63,6 +65,12 @@ extension SensorNode {
 
     /// Why and how urgently the node would connect to a target now, or nil.
     func connectionCandidate(_ record: borrowing TargetRecord, now: Double) -> ConnectionCandidate? {
+        Self.connectionCandidate(record, now: now, configuration: configuration, recentIPhonePayloads: recentIPhonePayloads)
+    }
+
+    static func connectionCandidate(
+        _ record: borrowing TargetRecord, now: Double, configuration: NodeConfiguration, recentIPhonePayloads: [TargetID: RecentPayload]
+    ) -> ConnectionCandidate? {
         guard record.connectable, !record.notHerald, !record.isVenueBeacon,
             now - record.lastSeen <= configuration.connectRecency,
             now >= record.nextAttemptAt,
@@ -81,7 +89,7 @@ extension SensorNode {
         if let interval = configuration.payloadUpdateInterval, now - readAt >= interval {
             return ConnectionCandidate(reason: .reread, since: readAt, id: id)
         }
-        if sharingDue(record, now: now) {
+        if sharingDue(record, now: now, configuration: configuration, recentIPhonePayloads: recentIPhonePayloads) {
             return ConnectionCandidate(reason: .share, since: record.lastSharedAt ?? record.firstSeen, id: id)
         }
         return nil

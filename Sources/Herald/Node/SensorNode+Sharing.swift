@@ -6,14 +6,20 @@ extension SensorNode {
     /// knows, it was not shared with in the sharing interval, and there is something to share.
     /// Asked for every iPhone on every tick, so it only looks for one payload to share.
     func sharingDue(_ record: TargetRecord, now: Double) -> Bool {
+        Self.sharingDue(record, now: now, configuration: configuration, recentIPhonePayloads: recentIPhonePayloads)
+    }
+
+    static func sharingDue(
+        _ record: borrowing TargetRecord, now: Double, configuration: NodeConfiguration, recentIPhonePayloads: [TargetID: RecentPayload]
+    ) -> Bool {
         guard configuration.payloadSharing, record.isIPhone, let own = record.payload?.bytes, !own.isEmpty else { return false }
         if let last = record.lastSharedAt, now - last < configuration.payloadSharingInterval { return false }
-        return recentIPhonePayloads.values.contains { shareable($0, now: now, own: own) }
+        return recentIPhonePayloads.values.contains { shareable($0, now: now, own: own, expiry: configuration.payloadSharingExpiry) }
     }
 
     /// A recent iPhone payload that can go to a phone whose own payload is `own`.
-    private func shareable(_ recent: RecentPayload, now: Double, own: [UInt8]) -> Bool {
-        now - recent.seen <= configuration.payloadSharingExpiry && recent.bytes.count == own.count && recent.bytes != own
+    private static func shareable(_ recent: RecentPayload, now: Double, own: [UInt8], expiry: Double) -> Bool {
+        now - recent.seen <= expiry && recent.bytes.count == own.count && recent.bytes != own
     }
 
     /// The concatenated payloads to share with a target: other iPhones seen within the sharing
@@ -22,7 +28,7 @@ extension SensorNode {
     /// all fit. Nil when there is nothing to share.
     func sharingData(for record: TargetRecord, now: Double) -> [UInt8]? {
         guard configuration.payloadSharing, let own = record.payload?.bytes, !own.isEmpty else { return nil }
-        var candidates = recentIPhonePayloads.values.filter { shareable($0, now: now, own: own) }.map(\.bytes)
+        var candidates = recentIPhonePayloads.values.filter { Self.shareable($0, now: now, own: own, expiry: configuration.payloadSharingExpiry) }.map(\.bytes)
         guard !candidates.isEmpty else { return nil }
         // A stable order, so that rounds walk through all of them; two targets can carry one
         // payload (a phone seen again at a new address): share it once.
