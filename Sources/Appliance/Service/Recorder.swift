@@ -155,7 +155,8 @@ final class Recorder: Sendable {
             _ = wake.wait(timeout: .now() + .milliseconds(Int(wait * 1000) + 1))
             let (events, stopping, checkingOut, dropped, flushWaiters) = inbox.withLock { inbox in
                 defer {
-                    inbox.events.removeAll(keepingCapacity: true)
+                    // A burst's capacity is given back; the usual second's is kept.
+                    inbox.events.removeAll(keepingCapacity: inbox.events.count <= 4096)
                     inbox.checkingOut = false
                     inbox.flushWaiters.removeAll()
                 }

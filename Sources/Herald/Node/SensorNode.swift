@@ -133,7 +133,7 @@ public struct SensorNode: Sendable {
         table[id]?.payloadReadAt = now
         if record.payload == payload { return }
         table[id]?.payload = payload
-        let earlier = record.earlier
+        let earlier = record.earlierMeasurements
         table[id]?.earlier = []
         if payload.kind == .herald, PayloadFormat(classifying: payload.bytes) == .venueBeacon, !configuration.recordVenueBeacons {
             if !record.isVenueBeacon { counters.venueBeacons += 1 }

@@ -46,8 +46,12 @@ struct TargetRecord: Sendable {
     var connectable = false
     var payload: SensorPayload?
     var payloadReadAt: Double?
-    /// Measurements taken before the payload was known, for attribution once it is.
-    var earlier: [SensorEvent.Measurement] = []
+    /// Measurements taken before the payload was known, for attribution once it is; compact
+    /// (8 bytes each, not 24): in a crowd most of the node's memory is these buffers.
+    var earlier: [BufferedMeasurement] = []
+
+    /// The buffered measurements as events carry them.
+    var earlierMeasurements: [SensorEvent.Measurement] { earlier.map { $0.measurement(since: firstSeen) } }
 
     /// Confirmed by service discovery.
     var signal: SignalCharacteristicKind?
@@ -80,15 +84,15 @@ struct TargetRecord: Sendable {
     mutating func measure(rssi: Int?, now: Double, limit: Int) -> (target: Target, payload: SensorPayload?, isIPhone: Bool)? {
         guard !isVenueBeacon, !notHerald else { return nil }
         if rssi != nil { lastRSSI = rssi }
-        if payload == nil { buffer(SensorEvent.Measurement(time: now, rssi: rssi), limit: limit) }
+        if payload == nil { buffer(BufferedMeasurement(time: now, rssi: rssi, since: firstSeen), limit: limit) }
         return (target, payload, isIPhone)
     }
 
     /// Stores a measurement taken before the payload is known. When the buffer is full every
     /// other one is dropped: the first (the arrival time) and the latest survive.
-    mutating func buffer(_ measurement: SensorEvent.Measurement, limit: Int) {
+    mutating func buffer(_ measurement: BufferedMeasurement, limit: Int) {
         if earlier.count >= max(limit, 2) {
-            var kept = [SensorEvent.Measurement]()
+            var kept = [BufferedMeasurement]()
             kept.reserveCapacity(earlier.count / 2 + 1)
             for k in stride(from: 0, to: earlier.count, by: 2) { kept.append(earlier[k]) }
             earlier = kept
@@ -100,5 +104,22 @@ struct TargetRecord: Sendable {
         failures += 1
         let doubling = Double(1 << min(failures - 1, 20))
         nextAttemptAt = now + min(configuration.retryBackoff * doubling, configuration.retryBackoffMaximum)
+    }
+}
+
+/// A measurement held for attribution: seconds after the target was first seen (Float: a
+/// target is forgotten after half an hour, well within its precision) and RSSI in dBm (Int8;
+/// `Int8.min` for none: HCI reports RSSI in -127…20).
+struct BufferedMeasurement: Equatable {
+    var offset: Float
+    var rssi: Int8
+
+    init(time: Double, rssi: Int?, since origin: Double) {
+        offset = Float(time - origin)
+        self.rssi = rssi.map { Int8(clamping: $0) } ?? .min
+    }
+
+    func measurement(since origin: Double) -> SensorEvent.Measurement {
+        SensorEvent.Measurement(time: origin + Double(offset), rssi: rssi == .min ? nil : Int(rssi))
     }
 }
