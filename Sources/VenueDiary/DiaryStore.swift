@@ -156,17 +156,15 @@ public struct DiaryStore: Sendable {
 
     /// Visits not yet checked out.
     public func openVisits() throws -> [Visit] {
-        try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(VisitRow.selection) FROM \(VisitRow.from) WHERE v.check_out IS NULL ORDER BY v.id")
-                .map(VisitRow.visit)
-        }
+        try openVisitsWithClockBoot().map(\.visit)
     }
 
-    /// The boot of each open visit recorded on an unsynchronised clock, by visit id.
-    func openVisitClockBoots() throws -> [Int64: String] {
+    /// Visits not yet checked out, each with the boot whose unsynchronised clock it was recorded
+    /// on (nil: a synchronised clock).
+    func openVisitsWithClockBoot() throws -> [(visit: Visit, clockBoot: String?)] {
         try database.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT id, clock_boot FROM visit WHERE check_out IS NULL AND clock_boot IS NOT NULL")
-            return Dictionary(rows.map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first })
+            try Row.fetchAll(db, sql: "SELECT \(VisitRow.selection) FROM \(VisitRow.from) WHERE v.check_out IS NULL ORDER BY v.id")
+                .map { row in (try VisitRow.visit(row), row[9]) }
         }
     }
 

@@ -102,18 +102,6 @@ struct VisitStatements {
         try dropProgress.execute()
         return true
     }
-
-    /// Closes a stored open visit at its last sighting (recovery after a restart).
-    static func closeAtLastSighting(_ visit: Visit, _ db: Database) throws {
-        guard let id = visit.id else { return }
-        try db.execute(
-            sql: """
-                UPDATE visit SET last_seen = ?, check_out = ?, samples = ?, rssi_max = ?, rssi_sum = ?
-                WHERE id = ? AND check_out IS NULL
-                """,
-            arguments: [visit.lastSeen, visit.lastSeen, visit.samples, visit.rssiMax, visit.rssiSum, id])
-        try db.execute(sql: "DELETE FROM progress WHERE visit = ?", arguments: [id])
-    }
 }
 
 /// Where an open visit is stored: its row, and the check-in that row holds.

@@ -78,15 +78,14 @@ public struct VenueDiary {
     /// another clock (their times and ours do not line up).
     private mutating func recover(now: Double, clock: DiaryClock) throws {
         var stale: [Visit] = []
-        let boots = try store.openVisitClockBoots()
-        for visit in try store.openVisits() {
+        for (visit, clockBoot) in try store.openVisitsWithClockBoot() {
             guard let id = visit.id else { continue }
             let unseen = now - visit.lastSeen > settings.checkOutSeconds
             let tooLong = visit.lastSeen - visit.checkIn >= settings.maxVisitSeconds
             let sameClock: Bool
             switch clock {
-            case .synchronised: sameClock = boots[id] == nil
-            case .unsynchronised(let bootID, _): sameClock = boots[id] == bootID
+            case .synchronised: sameClock = clockBoot == nil
+            case .unsynchronised(let bootID, _): sameClock = clockBoot == bootID
             }
             if !unseen, !tooLong, sameClock, let key = tracker.resume(visit) {
                 writer.resumed(key, StoredVisit(id: id, checkIn: visit.checkIn))
@@ -97,7 +96,14 @@ public struct VenueDiary {
         }
         guard !stale.isEmpty else { return }
         try store.database.write { db in
-            for visit in stale { try VisitStatements.closeAtLastSighting(visit, db) }
+            // Closed at the last sighting: the visit row takes the newest state, its progress goes.
+            let statements = try VisitStatements(db, clock: clock)
+            for visit in stale {
+                guard let id = visit.id else { continue }
+                var closed = visit
+                closed.checkOut = visit.lastSeen
+                _ = try statements.update(StoredVisit(id: id, checkIn: visit.checkIn), to: closed)
+            }
         }
         closedStaleVisits = stale.count
     }
