@@ -261,12 +261,13 @@ struct ExportWriter {
         let samples: Int = row[6]
         let rssiMax: Int = row[7]
         let rssiSum: Int = row[8]
-        let clockBoot: String? = row[9]
+        // Only whether it is set: no String per row on a million-visit export.
+        let clockUncorrected = !row.hasNull(atIndex: 9)
         try row.withUnsafeData(atIndex: 2) { data in
             (data ?? Data()).withUnsafeBytes { payload in
                 append(
                     id: row[0], kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
-                    samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockBoot != nil)
+                    samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected)
             }
         }
     }

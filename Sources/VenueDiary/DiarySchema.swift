@@ -87,7 +87,7 @@ enum VisitRow {
         let payload = try row.withUnsafeData(atIndex: 2) { data in data.map { [UInt8]($0) } ?? [] }
         return Visit(
             id: id, kind: kind, payload: payload, checkIn: row[3], lastSeen: row[4], checkOut: row[5],
-            samples: row[6], rssiMax: row[7], rssiSum: row[8], clockUncorrected: (row[9] as String?) != nil)
+            samples: row[6], rssiMax: row[7], rssiSum: row[8], clockUncorrected: !row.hasNull(atIndex: 9))
     }
 }
 
