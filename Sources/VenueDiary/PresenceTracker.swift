@@ -178,11 +178,12 @@ public struct PresenceTracker: Sendable {
         usable.sort { $0.time < $1.time }
 
         var s = slots[i]
-        if s.phase == .idle, let next = usable.first(where: { $0.time > s.endedAt }),
-            next.time - s.endedAt <= checkOut, next.time - s.first < maxVisit
-        {
-            reopen(i, &s)
-            slots[i] = s
+        if s.phase == .idle {
+            let next = usable.partitioningIndex { $0.time > s.endedAt }
+            if next < usable.count, usable[next].time - s.endedAt <= checkOut, usable[next].time - s.first < maxVisit {
+                reopen(i, &s)
+                slots[i] = s
+            }
         }
         var later = usable[...]
         if s.phase == .pending || s.phase == .checkedIn {
