@@ -49,9 +49,9 @@ let package = Package(
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "BLEHost", "BLETransport"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "VenueNode", "BLEHost", "BLETransport"]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.
         .testTarget(

@@ -44,7 +44,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "crowd-bench",
-            dependencies: [.product(name: "Simulation", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon")]),
+            dependencies: [.product(name: "Simulation", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon"), .product(name: "VenueNode", package: "venue-beacon")]),
         // The real `venue-beacon run` process against the simulated air served on a unix socket.
         .executableTarget(
             name: "run-bench",

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Simulation
 import VenueDiary
+import VenueNode
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,6 +18,12 @@ struct SimulateCommand: AsyncParsableCommand {
             efficacy report: visit recall and precision, split visits, phantom visits, walk-pasts \
             recorded, check-in and check-out error. With --json the report is also one JSON object \
             on the last line of standard output (and in efficacy.json). A seed repeats a run exactly.
+
+            Without --config the node runs with the defaults of `venue-beacon run` for a venue named \
+            "Simulated Venue". With --config it runs as that file sets it up: the venue's beacon, \
+            [bluetooth] radio settings and link cap, [herald] policy and the diary's limits (its check-in \
+            and check-out limits also define a true visit). The file's diary, opening hours, \
+            LEDs and delivery are not used: the simulation never touches the venue's own diary.
             """)
 
     @Option(name: .long, help: "People who come in.") var visitors: Int = 100
@@ -26,6 +33,10 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("data-dir"), help: ArgumentHelp("Where the diary and the export go.", valueName: "dir"))
     var dataDirectory: String = "./venue-data"
     @Flag(name: .long, help: "End with the report as one JSON object on the last line of standard output.") var json = false
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Simulate the node this config file sets up (default: the built-in defaults).", valueName: "path"))
+    var config: String?
 
     func validate() throws {
         guard (1...100_000).contains(visitors) else { throw ValidationError("--visitors \(visitors): expected 1 to 100000") }
@@ -34,7 +45,10 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let venue = VenueConfiguration(visitors: visitors, openingHours: hours, seed: seed)
+        let (setup, venueIdentity) = try nodeSetup()
+        let venue = VenueConfiguration(
+            visitors: visitors, openingHours: hours, seed: seed, checkInSeconds: setup.diary.checkInSeconds,
+            checkOutSeconds: setup.diary.checkOutSeconds)
         let truth = VenueModel.generate(venue)
         let directory = URL(fileURLWithPath: dataDirectory)
         let diaryPath = directory.appendingPathComponent("simulated-diary.sqlite").path
@@ -50,7 +64,7 @@ struct SimulateCommand: AsyncParsableCommand {
             return try DiaryStore(path: diaryPath)
         }
 
-        var run = try VenueRun(truth: truth, store: store)
+        var run = try VenueRun(truth: truth, setup: setup, store: store)
         let end = truth.lastDeparture + venue.checkOutSeconds + 5
         let pacer = Pacer(pacing: Pacing(speed) ?? .unpaced, startVirtual: 0, startWall: .now)
         var status = StatusLine(interactive: isatty(STDERR_FILENO) == 1)
@@ -70,7 +84,7 @@ struct SimulateCommand: AsyncParsableCommand {
             else { throw CLIFailure(message: "\(exportPath): cannot create the file", status: ExitStatus.cannotCreate) }
             defer { try? handle.close() }
             try DiaryExport.export(
-                .csv, from: store, window: .all, venue: VenueIdentity(country: 826, state: 4, code: 123123, name: run.identity.name),
+                .csv, from: store, window: .all, venue: venueIdentity,
                 generatedAt: venue.origin + run.now, to: handle)
             let line = try report.json()
             try Data((line + "\n").utf8).write(to: directory.appendingPathComponent("efficacy.json"))
@@ -78,6 +92,19 @@ struct SimulateCommand: AsyncParsableCommand {
         Console.out(report.text)
         Console.out("  diary \(diaryPath), export \(exportPath)")
         if json { Console.out(try report.json()) }
+    }
+
+    /// The node to simulate and the venue its export names: the config file's, or the defaults.
+    private func nodeSetup() throws -> (NodeSetup, VenueIdentity) {
+        guard let config else {
+            let setup = NodeSetup()
+            let beacon = setup.beacon
+            return (setup, VenueIdentity(country: beacon.country, state: beacon.state, code: beacon.code, name: beacon.name ?? ""))
+        }
+        var options = ConfigOptions()
+        options.config = config
+        let settings = try options.load()
+        return (settings.nodeSetup, settings.venue)
     }
 }
 

@@ -1,4 +1,5 @@
 import VenueDiary
+import VenueNode
 import Testing
 import BLEHost
 @testable import Appliance
@@ -348,21 +349,30 @@ import BLEHost
             opentrace = true
             advert_protocol_service = "FD6F"
             """, file: "t")
-        #expect(s.scanParameters.interval == 0x4000 && s.scanParameters.window == 5 && s.scanParameters.type == .passive)
-        #expect(s.advertisingParameters.intervalMin == 32 && s.advertisingParameters.intervalMax == 32)
-        #expect(s.advertisingParameters.type == .connectableUndirected)
-        let node = s.nodeConfiguration
+        let setup = s.nodeSetup
+        #expect(setup.scanning.interval == 0x4000 && setup.scanning.window == 5 && setup.scanning.type == .passive)
+        #expect(setup.advertising.intervalMin == 32 && setup.advertising.intervalMax == 32)
+        #expect(setup.advertising.type == .connectableUndirected)
+        #expect(setup.maxConnections == 5 && setup.connectTimeout == 7)
+        let node = setup.nodeConfiguration
         #expect(node.connectionAttemptTimeout == 7 && node.payloadUpdateInterval == 900 && node.peripheralCleanInterval == 120)
         #expect(!node.payloadSharing && node.concurrentConnectionQuota == 4)
-        let classifier = s.classifierConfiguration
-        #expect(!classifier.gaen && classifier.openTrace && classifier.advertProtocolService == BluetoothUUID(UInt16(0xFD6F)))
-        let identity = try s.beaconIdentity()
+        #expect(node.urgentReadWindow == setup.diary.checkOutSeconds)
+        #expect(!setup.classifier.gaen && setup.classifier.openTrace && setup.classifier.advertProtocolService == BluetoothUUID(UInt16(0xFD6F)))
+        let identity = try setup.identity()
         #expect(identity.payload.count == 28 && identity.legacyService && identity.name == "Erin's Stakehouse")
 
-        let defaults = try Settings.parse(Self.minimal, file: "t")
-        #expect(defaults.scanParameters.interval == 160 && defaults.scanParameters.window == 80)  // 100 ms, 50 ms
-        #expect(defaults.advertisingParameters.intervalMin == 320)  // 200 ms
+        let defaults = try Settings.parse(Self.minimal, file: "t").nodeSetup
+        #expect(defaults.scanning.interval == 160 && defaults.scanning.window == 80)  // 100 ms, 50 ms
+        #expect(defaults.advertising.intervalMin == 320)  // 200 ms
         #expect(defaults.nodeConfiguration.concurrentConnectionQuota == 7)
         #expect(defaults.nodeConfiguration.payloadUpdateInterval == nil)
+        // The simulation's default node is the default config's, but for the venue it advertises.
+        let simulated = NodeSetup()
+        #expect(simulated.advertising == defaults.advertising && simulated.scanning == defaults.scanning)
+        #expect(simulated.maxConnections == defaults.maxConnections && simulated.connectTimeout == defaults.connectTimeout)
+        #expect(simulated.nodeConfiguration == defaults.nodeConfiguration && simulated.classifier == defaults.classifier)
+        #expect(simulated.diary.checkInSeconds == defaults.diary.checkInSeconds && simulated.diary.checkOutSeconds == defaults.diary.checkOutSeconds)
+        #expect(simulated.diary.minRSSI == defaults.diary.minRSSI && simulated.diary.maxVisitSeconds == defaults.diary.maxVisitSeconds)
     }
 }

@@ -29,6 +29,41 @@ import Testing
         #expect(export.hasPrefix("visit_id,kind,payload"))
     }
 
+    /// With --config the node and the truth follow the file (here a 60 s check-in limit and 4
+    /// links), and the venue's own diary is never touched.
+    @Test func aConfigFileSetsUpTheSimulatedNode() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let config = try dir.write("venue-beacon.toml", """
+            [venue]
+            country = 826
+            state = 4
+            code = 77
+            name = "The Crown"
+            [diary]
+            path = "\(dir.path("real-diary.sqlite"))"
+            check_in_seconds = 60
+            [bluetooth]
+            max_connections = 4
+            """)
+        let r = try ProcessRunner.venueBeacon([
+            "simulate", "--visitors", "10", "--hours", "0.5", "--seed", "5", "--data-dir", dir.path("out"), "--json", "--config", config,
+        ])
+        #expect(r.status == 0, "\(r.output)")
+        let last = try #require(r.stdout.split(separator: "\n").last)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        #expect(report["check_in_limit_seconds"] as? Int == 60)
+        #expect(try #require(report["recall"] as? Double) >= 0.995)
+        #expect(!FileManager.default.fileExists(atPath: dir.path("real-diary.sqlite")))
+        #expect(FileManager.default.fileExists(atPath: dir.path("out/simulated-diary.sqlite")))
+
+        // A mistake in the file is the config's error (exit 78, the key named), as for every command.
+        let bad = try dir.write("bad.toml", "[venue]\ncountry = 826\nstate = 4\ncode = 1\nname = \"X\"\n[bluetooth]\nmax_connections = 0\n")
+        let refused = try ProcessRunner.venueBeacon(["simulate", "--data-dir", dir.path("out2"), "--config", bad])
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("max_connections"))
+    }
+
     @Test func badOptionsAreRefused() throws {
         let r = try ProcessRunner.venueBeacon(["simulate", "--speed", "fast"])
         #expect(r.status != 0)

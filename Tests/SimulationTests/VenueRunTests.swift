@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VenueDiary
+import VenueNode
 
 @testable import Simulation
 
@@ -120,7 +121,7 @@ import VenueDiary
         #expect(report.splitVisits == 0 && report.phantomVisits == 0)
         #expect(report.payloadReads?.phonesRead == 60)
         // The node's own links stay under its quota (8 links, one kept for phones reading the venue).
-        #expect(mostLinks <= VenueRun.NodeSetup().maxConnections)
+        #expect(mostLinks <= NodeSetup().maxConnections)
         #expect(run.counters.restarts == 0)
     }
 

@@ -11,6 +11,7 @@
 import Foundation
 import Simulation
 import VenueDiary
+import VenueNode
 
 var phones = 2000
 var minutes = 60.0
@@ -78,7 +79,7 @@ print("crowd-bench: \(numbered.count) phones in range for \(String(format: "%g",
 print(String(format: "wall %.1f s (%.0f× real time); reports %d", wall, end / wall, run.air.counters.advertsReported))
 print(String(format: "resident memory: first minute %.1f MB, middle %.1f MB, last %.1f MB, max %.1f MB",
              samples.first ?? -1, samples[samples.count / 2], samples.last ?? -1, samples.max() ?? -1))
-print("targets tracked at most \(mostTargets); links at most \(mostLinks) (quota \(VenueRun.NodeSetup().maxConnections))")
+print("targets tracked at most \(mostTargets); links at most \(mostLinks) (quota \(NodeSetup().maxConnections))")
 print(String(format: "recall %.4f (%d of %d), split %d, phantom %d, phones read %d of %d", report.recall, report.recalledVisits,
              report.eligibleVisits, report.splitVisits, report.phantomVisits, report.payloadReads?.phonesRead ?? 0, report.payloadReads?.phones ?? 0))
 let n = run.driver.node.counters

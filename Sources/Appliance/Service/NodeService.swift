@@ -49,28 +49,20 @@ public struct NodeService: Sendable {
     /// setup fails (the payload, the GATT database, the controller name) or the diary cannot be
     /// opened or closed. `signals` replaces the process's own signals (tests).
     public func run(signals: AsyncStream<ServiceSignal>? = nil) async throws -> Exit {
-        let identity = try settings.beaconIdentity()
+        let setup = settings.nodeSetup
+        let identity = try setup.identity()
         let device = try HCITransportSpec(settings.bluetooth.device)
         let gate = SignalWriteGate()
         // Outside opening hours at start the radio starts switched off.
         let openAtStart = settings.schedule?.isOpen(at: Date(timeIntervalSince1970: clock.wall())) ?? true
         let host = BluetoothHost(
             device: device,
-            configuration: HostConfiguration(
-                database: try identity.database(),
-                advertising: AdvertisingConfiguration(
-                    parameters: settings.advertisingParameters, data: try identity.advertisingData(),
-                    scanResponse: try identity.scanResponse()),
-                scanning: settings.scanParameters,
-                linkManager: LinkManager.Configuration(
-                    connectTimeout: .seconds(settings.herald.connectionTimeoutSeconds),
-                    maximumConnections: settings.bluetooth.maxConnections),
-                validateWrite: gate.validate,
-                switchedOn: RadioState(advertising: openAtStart, scanning: openAtStart)),
+            configuration: try setup.hostConfiguration(
+                identity: identity, gate: gate, switchedOn: RadioState(advertising: openAtStart, scanning: openAtStart)),
             options: BluetoothHost.Options(retryOpen: true, capturePath: settings.bluetooth.btsnoop))
         let recorder = Recorder(
             options: Recorder.Options(
-                diaryPath: settings.diary.path, diarySettings: settings.diarySettings, flushPolicy: settings.diaryFlushPolicy,
+                diaryPath: settings.diary.path, diarySettings: setup.diary, flushPolicy: settings.diaryFlushPolicy,
                 heraldLogs: settings.herald.logDirectory.map { directory in
                     HeraldLogWriter(
                         directory: directory,
@@ -81,7 +73,7 @@ public struct NodeService: Sendable {
             clock: clock, hooks: hooks, logger: logger)
         let radio = NodeRadio(
             host: host,
-            driver: NodeDriver(node: SensorNode(configuration: settings.nodeConfiguration), classifier: try AdvertClassifier(settings.classifierConfiguration)),
+            driver: try setup.driver(),
             gate: gate, recorder: recorder, hooks: hooks, clock: clock, logger: logger, venueName: settings.venue.name, schedule: settings.schedule, openAtStart: openAtStart)
 
         logger.info("venue-beacon \(ProductVersion.string) starting: \(startLine(identity))")

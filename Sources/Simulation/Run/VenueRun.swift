@@ -19,37 +19,6 @@ import VenueNode
 /// (as the recorder does); between ticks the air runs to the host engine's next deadline or the
 /// next packet, and every packet, event, request and reply is carried at once.
 public struct VenueRun {
-    /// What the node is told (the `[venue]`, `[bluetooth]` and `[herald]` settings of a run).
-    public struct NodeSetup: Sendable {
-        public var beacon: BeaconPayload
-        public var advertising: LESetAdvertisingParameters
-        public var scanning: LESetScanParameters
-        public var maxConnections: Int
-        public var connectTimeout: Double
-        public var node: NodeConfiguration
-        public var classifier: AdvertClassifier.Configuration
-        public var diary: DiarySettings
-
-        /// `venue-beacon run`'s defaults: advertising every 200 ms, scanning 50 of every 100 ms,
-        /// 8 links, 12 s connection timeout, Herald's node policy, the diary's defaults.
-        public init(
-            beacon: BeaconPayload = BeaconPayload(country: 826, state: 4, code: 123123, name: "Simulated Venue"),
-            advertising: LESetAdvertisingParameters = LESetAdvertisingParameters(intervalMin: 320, intervalMax: 320),
-            scanning: LESetScanParameters = LESetScanParameters(interval: 160, window: 80), maxConnections: Int = 8,
-            connectTimeout: Double = 12, node: NodeConfiguration = NodeConfiguration(),
-            classifier: AdvertClassifier.Configuration = .init(), diary: DiarySettings = DiarySettings()
-        ) {
-            self.beacon = beacon
-            self.advertising = advertising
-            self.scanning = scanning
-            self.maxConnections = maxConnections
-            self.connectTimeout = connectTimeout
-            self.node = node
-            self.classifier = classifier
-            self.diary = diary
-        }
-    }
-
     /// What the loop carried, for the status line and the report.
     public struct Counters: Sendable, Equatable {
         public var checkIns = 0
@@ -84,24 +53,11 @@ public struct VenueRun {
     public init(truth: GroundTruth, setup: NodeSetup = NodeSetup(), air: AirConfiguration = AirConfiguration(), store: DiaryStore) throws {
         self.truth = truth
         self.air = Air(truth: truth, configuration: air)
-        identity = try VenueBeaconIdentity(beacon: setup.beacon, legacyService: false)
+        identity = try setup.identity()
         let gate = SignalWriteGate()
         self.gate = gate
-        engine = HostEngine(
-            configuration: HostConfiguration(
-                database: try identity.database(),
-                advertising: AdvertisingConfiguration(
-                    parameters: setup.advertising, data: try identity.advertisingData(), scanResponse: try identity.scanResponse()),
-                scanning: setup.scanning,
-                linkManager: LinkManager.Configuration(
-                    connectTimeout: .milliseconds(Int64(setup.connectTimeout * 1000)), maximumConnections: setup.maxConnections),
-                validateWrite: gate.validate))
-        // As `run` sets the node: one link stays free for phones reading the venue, and a
-        // rotated iPhone is read within the diary's check-out limit.
-        var node = setup.node
-        node.concurrentConnectionQuota = min(node.concurrentConnectionQuota, max(1, setup.maxConnections - 1))
-        node.urgentReadWindow = setup.diary.checkOutSeconds
-        driver = NodeDriver(node: SensorNode(configuration: node), classifier: try AdvertClassifier(setup.classifier))
+        engine = HostEngine(configuration: try setup.hostConfiguration(identity: identity, gate: gate))
+        driver = try setup.driver()
         pipeline = DiaryPipeline(diary: try VenueDiary(store: store, settings: setup.diary, now: truth.configuration.origin))
         deliver(.state(.opening(Air.name)))
         execute(engine.start(now: self.air.instant(0)))
