@@ -14,6 +14,8 @@ struct FakeController {
 
     var answering = true
     var advertising = false
+    /// The type from the last accepted LE Set Advertising Parameters.
+    var advertisingType = LEAdvertisingType.connectableUndirected
     var scanning = false
     var connectBehaviour = ConnectBehaviour.connect(handle: 0x0040)
     var cancelBehaviour = CancelBehaviour.cancels
@@ -42,7 +44,11 @@ struct FakeController {
         [0x05, 0x04, 0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), reason.rawValue]
     }
 
-    /// A central connects to our advertising: advertising stops, as in btvirt.
+    /// Whether a peer could connect to what it advertises now.
+    var takesConnections: Bool { advertising && advertisingType.isConnectable }
+
+    /// A central connects to our advertising: advertising stops, as in btvirt. (It does not
+    /// check ``takesConnections``: tests also use it for links and for controller races.)
     mutating func peerConnects(handle: UInt16, peer: BluetoothAddress) -> [UInt8] {
         advertising = false
         return Self.connectionComplete(handle: handle, role: .peripheral, peer: peer, type: .random)
@@ -88,7 +94,9 @@ struct FakeController {
             scanning = on
             return [ok]
         case .leSetAdvertisingParameters:
-            return [advertising ? disallowed : ok]
+            if advertising { return [disallowed] }
+            advertisingType = LEAdvertisingType(rawValue: params[4])
+            return [ok]
         case .leSetScanParameters:
             return [scanning ? disallowed : ok]
         case .leSetRandomAddress:

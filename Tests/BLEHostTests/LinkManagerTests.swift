@@ -307,29 +307,6 @@ import Testing
         #expect(h.manager.links.isEmpty)
     }
 
-    @Test func advertisingPausesAtTheCapAndResumesWhenALinkCloses() throws {
-        var h = LinkHarness.ready(LinkManager.Configuration(maximumConnections: 1))
-        h.perform { $0.setAdvertising(try? advertising, now: $1, into: &$2) }
-        h.clear()
-        h.inject(h.controller.peerConnects(handle: 0x41, peer: phone))
-        #expect(h.sent.isEmpty)  // at the cap: no re-enable
-        #expect(!h.manager.isAdvertising)
-        h.inject(FakeController.disconnectionComplete(handle: 0x41, reason: .remoteUserTerminated))
-        #expect(h.sent == [.leSetAdvertisingEnable])
-        #expect(h.manager.isAdvertising && h.controller.advertising)
-        guard case .connectionClosed(let link, let reason) = h.reported.last else { Issue.record("\(h.reported)"); return }
-        #expect(link.handle == 0x41 && link.role == .peripheral && reason == .remoteUserTerminated)
-    }
-
-    @Test func centralLinkAtTheCapStopsConnectableAdvertising() throws {
-        var h = LinkHarness.ready(LinkManager.Configuration(maximumConnections: 1))
-        h.perform { $0.setAdvertising(try? advertising, now: $1, into: &$2) }
-        h.clear()
-        h.perform { $0.connect(to: phone, addressType: .random, now: $1, into: &$2) }
-        #expect(h.sent == [.leCreateConnection, .leSetAdvertisingEnable])
-        #expect(!h.controller.advertising)
-    }
-
     // MARK: Links
 
     @Test func linkEventsAndCommands() throws {

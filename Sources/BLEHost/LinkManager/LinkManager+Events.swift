@@ -16,8 +16,12 @@ extension LinkManager {
         case .le(.connectionComplete(let complete)), .le(.enhancedConnectionComplete(let complete)):
             connectionComplete(complete, now: now, into: &actions)
         case .disconnectionComplete(let complete):
-            guard complete.status.isSuccess, let link = links.removeValue(forKey: complete.handle) else { return }
-            actions.append(.connectionClosed(link, reason: complete.reason))
+            guard complete.status.isSuccess else { return }
+            if let link = links.removeValue(forKey: complete.handle) {
+                actions.append(.connectionClosed(link, reason: complete.reason))
+            } else if refusedLinks.removeValue(forKey: complete.handle) == nil {
+                return
+            }
             linksChanged(now: now, into: &actions)
         case .le(.connectionUpdateComplete(let update)):
             guard update.status.isSuccess, var link = links[update.handle] else { return }
@@ -51,14 +55,31 @@ extension LinkManager {
             handle: complete.handle, role: complete.role, peerAddress: complete.peerAddress,
             peerAddressType: complete.peerAddressType, interval: complete.interval, latency: complete.latency,
             supervisionTimeout: complete.supervisionTimeout)
-        links[link.handle] = link
         if complete.role == .central {
             if initiatingPeer != nil { initiating = .idle }
         } else {
             // Legacy connectable advertising ends when a central connects.
             isAdvertising = false
+            if links.count + refusedLinks.count + (isInitiating ? 1 : 0) >= configuration.maximumConnections {
+                refuse(link, now: now, into: &actions)
+                return
+            }
         }
+        links[link.handle] = link
         actions.append(.connectionOpened(link))
+        linksChanged(now: now, into: &actions)
+    }
+
+    /// A peer connected while every link was taken (links and our attempt): the controller
+    /// accepted it before advertising stopped taking connections. It is disconnected at once
+    /// with 0x14 "remote device terminated: low resources", the reason the spec gives for a
+    /// device that cannot keep a connection for want of resources (0x0D "rejected: limited
+    /// resources" answers connection requests and is no valid Disconnect reason; 0x13 would
+    /// claim the user ended it).
+    private mutating func refuse(_ link: LELink, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        refusedLinks[link.handle] = link
+        actions.append(.connectionRefused(link))
+        enqueue(Disconnect(handle: link.handle, reason: .remoteLowResources).commandPacket, .disconnect(link.handle), now: now, into: &actions)
         linksChanged(now: now, into: &actions)
     }
 
@@ -95,8 +116,11 @@ extension LinkManager {
             guard let status = result.status, !status.isSuccess else { return }
             actions.append(.commandFailed(opcode, status))
             // The controller does not know the link: it is gone.
-            if status == .unknownConnectionIdentifier, let link = links.removeValue(forKey: handle) {
+            guard status == .unknownConnectionIdentifier else { return }
+            if let link = links.removeValue(forKey: handle) {
                 actions.append(.connectionClosed(link, reason: status))
+                linksChanged(now: now, into: &actions)
+            } else if refusedLinks.removeValue(forKey: handle) != nil {
                 linksChanged(now: now, into: &actions)
             }
         case .quiet:

@@ -33,13 +33,44 @@ extension LinkManager {
         return info.supportedStates & combination != 0
     }
 
+    /// Whether a peer may take a link now: the open links, the links being refused and our
+    /// attempt (running or about to start) leave one free under the cap.
+    public var acceptsConnections: Bool {
+        links.count + refusedLinks.count + (isInitiating || !connectQueue.isEmpty ? 1 : 0) < configuration.maximumConnections
+    }
+
+    /// The advertising parameters wanted now (nil: none). While no peer may take a link,
+    /// ADV_IND becomes the same advert without connections: ADV_SCAN_IND (ADV_NONCONN_IND when
+    /// there is no scan response), so phones keep seeing the venue; directed advertising stops.
+    var advertisingParameters: LESetAdvertisingParameters? {
+        guard let desired = desiredAdvertising else { return nil }
+        var parameters = desired.parameters
+        guard parameters.type.isConnectable, !acceptsConnections else { return parameters }
+        guard parameters.type == .connectableUndirected else { return nil }
+        parameters.type = desired.scanResponse.bytes.isEmpty ? .nonConnectableUndirected : .scannableUndirected
+        // Core 4.x (the Pi 3B's controller is 4.1) allows these two types no interval under 100 ms.
+        parameters.intervalMin = max(parameters.intervalMin, 0x00A0)
+        parameters.intervalMax = max(parameters.intervalMax, parameters.intervalMin)
+        return parameters
+    }
+
+    /// A peer could connect to what the controller advertises now.
+    var advertisingTakesConnections: Bool {
+        isAdvertising && advertisingParametersSet?.type.isConnectable != false
+    }
+
     private mutating func nextConnectionStep(now: ContinuousClock.Instant, into actions: inout [Action]) -> Bool {
         guard !isInitiating, !connectQueue.isEmpty else { return false }
-        if links.count >= configuration.maximumConnections {
+        if links.count + refusedLinks.count >= configuration.maximumConnections {
             for peer in connectQueue {
                 actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .connectionLimitExceeded))
             }
             connectQueue.removeAll()
+            return false
+        }
+        if links.count + refusedLinks.count + 1 >= configuration.maximumConnections, advertisingTakesConnections {
+            // This attempt may fill the last link: first advertising stops taking connections
+            // (the advertising step), or a peer could take that link while we initiate.
             return false
         }
         if isScanning, !scansWhileInitiating {
@@ -76,16 +107,19 @@ extension LinkManager {
     }
 
     private mutating func nextAdvertisingStep(now: ContinuousClock.Instant, into actions: inout [Action]) {
-        guard let desired = desiredAdvertising,
-            !desired.parameters.type.isConnectable || links.count < configuration.maximumConnections
-        else {
+        guard let desired = desiredAdvertising, let parameters = advertisingParameters else {
             if isAdvertising { sendRadio(LESetAdvertisingEnable(false), .advertisingDisable, now: now, into: &actions) }
             return
+        }
+        if parameters != advertisingParametersSet, !advertisingWork.contains(.parameters) {
+            // Legacy advertising parameters change only while advertising is disabled.
+            advertisingWork.insert(isAdvertising ? [.disable, .parameters] : .parameters)
         }
         if advertisingWork.contains(.disable) {
             sendRadio(LESetAdvertisingEnable(false), .advertisingDisable, now: now, into: &actions)
         } else if advertisingWork.contains(.parameters) {
-            sendRadio(desired.parameters, .advertisingParameters, now: now, into: &actions)
+            advertisingParametersSent = parameters
+            sendRadio(parameters, .advertisingParameters, now: now, into: &actions)
         } else if advertisingWork.contains(.data) {
             sendRadio(LESetAdvertisingData(desired.data), .advertisingData, now: now, into: &actions)
         } else if advertisingWork.contains(.scanResponse) {
@@ -116,6 +150,7 @@ extension LinkManager {
             advertisingWork.remove(.disable)
             failed = failed && !disallowed
         case .advertisingParameters, .advertisingData, .scanResponseData:
+            if step == .advertisingParameters { advertisingParametersSet = status.isSuccess ? advertisingParametersSent : nil }
             if status.isSuccess {
                 advertisingWork.remove(step == .advertisingParameters ? .parameters : step == .advertisingData ? .data : .scanResponse)
             } else {

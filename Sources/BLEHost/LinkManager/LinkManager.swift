@@ -14,8 +14,15 @@
 ///   LE Supported States list the combination (bit 22 passive, 23 active scanning with
 ///   initiating); otherwise, or once the controller refused an attempt while scanning (0x0C),
 ///   scanning stops for each attempt and restarts after it;
-/// - legacy connectable advertising stops when a peer connects: it is enabled again while under
-///   the connection cap, and again when a link closes;
+/// - legacy connectable advertising stops when a peer connects: it is enabled again, and again
+///   when a link closes;
+/// - the connection cap counts links and our own attempt: once they could fill the last link,
+///   advertising (ADV_IND) turns into the same advert without connections (ADV_SCAN_IND, or
+///   ADV_NONCONN_IND without a scan response), so the venue stays visible but no peer can take
+///   a link our attempt may need. An attempt that would fill the last link starts only once
+///   advertising no longer takes connections. A peer that connects beyond the cap all the same
+///   (a race with the controller) is disconnected with 0x14. Connectable advertising returns
+///   when a link or the attempt ends;
 /// - scanning is re-asserted after every link change, as some controllers stop it silently;
 /// - enabling what the controller already has enabled (0x0C) counts as enabled;
 /// - after a long silence the controller is probed with a harmless command; only a command that
@@ -86,6 +93,13 @@ public struct LinkManager: Sendable {
     public internal(set) var links: [UInt16: LELink] = [:]
     public internal(set) var isAdvertising = false
     public internal(set) var isScanning = false
+    /// The advertising parameters the controller holds (nil: unknown or none).
+    public internal(set) var advertisingParametersSet: LESetAdvertisingParameters?
+    /// The parameters in the Set Advertising Parameters command in flight.
+    var advertisingParametersSent: LESetAdvertisingParameters?
+    /// Peripheral links beyond the cap, being disconnected: never reported, but the controller
+    /// holds them until Disconnection Complete, so they count against the cap.
+    var refusedLinks: [UInt16: LELink] = [:]
     var advertisingWork = AdvertisingWork.all
     var scanWork = ScanWork.all
     var randomAddressSet = false
@@ -167,9 +181,12 @@ public struct LinkManager: Sendable {
             actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .localHostTerminated))
         }
         connectQueue.removeAll()
+        refusedLinks.removeAll()
         initiating = .idle
         phase = .off
         isAdvertising = false
+        advertisingParametersSet = nil
+        advertisingParametersSent = nil
         isScanning = false
         advertisingWork = .all
         scanWork = .all
@@ -211,7 +228,7 @@ public struct LinkManager: Sendable {
             return
         }
         if connectQueue.contains(peer) || initiatingPeer == peer { return }
-        if links.count + connectQueue.count + (isInitiating ? 1 : 0) >= configuration.maximumConnections {
+        if links.count + refusedLinks.count + connectQueue.count + (isInitiating ? 1 : 0) >= configuration.maximumConnections {
             actions.append(.connectionFailed(peer: address, addressType: addressType, status: .connectionLimitExceeded))
             return
         }

@@ -48,8 +48,9 @@ extension LinkManager {
         public var commandTimeout: Duration
         /// A connection attempt is cancelled after this long (Herald's default: 12 s).
         public var connectTimeout: Duration
-        /// At most this many links at once: no connection attempts beyond it, and connectable
-        /// advertising pauses while it is reached.
+        /// At most this many links at once, counting our own attempt: no attempts beyond it,
+        /// advertising stops taking connections while an attempt or a new link could exceed it,
+        /// and a peer that connects beyond it all the same is disconnected.
         public var maximumConnections: Int
         /// After this long without any event, the controller is probed with Read Local Version
         /// (and scanning is re-asserted). Only a probe that goes unanswered asks for a reset.
@@ -113,6 +114,10 @@ extension LinkManager {
         /// Advertising reports to classify.
         case advertisingReports(LEAdvertisingReports)
         case connectionOpened(LELink)
+        /// A peer connected to our advertising while every link was taken (the controller
+        /// accepted it before advertising stopped taking connections): it is being disconnected
+        /// with 0x14 and is never reported opened or closed. For logs and counters.
+        case connectionRefused(LELink)
         /// A connection attempt ended without a link: `status` 0x02 after a cancel (timeout or
         /// ``LinkManager/cancelConnect(to:now:into:)``), 0x09 refused at the connection cap,
         /// 0x3E failed to establish, 0x16 the controller was reset, or the controller's refusal.

@@ -287,7 +287,7 @@ public struct HostEngine: Sendable {
                 out += translate(data?.closed(handle: closed.handle, now: now) ?? [], now: now)
                 out.append(.emit(.disconnected(link, reason: reason)))
                 out += (disconnects.removeValue(forKey: closed.handle) ?? []).map { .reply($0, .success(.done)) }
-            case .connectionUpdated, .commandResult, .commandFailed:
+            case .connectionRefused, .connectionUpdated, .commandResult, .commandFailed:
                 break
             }
         }
