@@ -5,7 +5,7 @@ public enum RadioCondition: Hashable, Sendable, CustomStringConvertible {
     /// Advertising and scanning.
     case running
     /// The controller works but is not both advertising and scanning (e.g. advertising pauses
-    /// at the connection cap).
+    /// for a moment when a phone connects, or while its parameters change at the connection cap).
     case partial(advertising: Bool, scanning: Bool)
     /// No controller (missing, failed, being reopened); the reason, for logs.
     case unavailable(String)

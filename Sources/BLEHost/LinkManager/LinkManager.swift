@@ -94,7 +94,7 @@ public struct LinkManager: Sendable {
     public internal(set) var isAdvertising = false
     public internal(set) var isScanning = false
     /// The advertising parameters the controller holds (nil: unknown or none).
-    public internal(set) var advertisingParametersSet: LESetAdvertisingParameters?
+    var advertisingParametersSet: LESetAdvertisingParameters?
     /// The parameters in the Set Advertising Parameters command in flight.
     var advertisingParametersSent: LESetAdvertisingParameters?
     /// Peripheral links beyond the cap, being disconnected: never reported, but the controller
