@@ -335,14 +335,56 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
 
     @Test func forgetsTargetsUnseenForTheCleanInterval() throws {
         var h = NodeHarness()
-        let target = try #require(h.advert(1, .gaen(try GAENAdvert(serviceData: [UInt8](repeating: 1, count: 20)[...])), at: 0).detects.first)
+        let target = try #require(h.advert(1, androidAdvert, connectable: false, at: 0).detects.first)
         _ = h.tick(1799)
         #expect(h.node.targetCount == 1)
         _ = h.tick(1800)
         #expect(h.node.targetCount == 0)
         #expect(h.node.target(target.id) == nil)
-        #expect(h.advert(1, .gaen(try GAENAdvert(serviceData: [UInt8](repeating: 1, count: 20)[...])), at: 1801).detects.count == 1)
+        #expect(h.advert(1, androidAdvert, at: 1801).detects.count == 1)
         #expect(h.node.counters.targetsForgotten == 1)
+    }
+
+    @Test func targetsWithTheirPayloadInTheAdvertAreForgottenSooner() throws {
+        var h = NodeHarness()
+        let gaen = AdvertClass.gaen(try GAENAdvert(serviceData: [UInt8](repeating: 1, count: 20)[...]))
+        let phone = try #require(h.advert(1, gaen, at: 0).detects.first)
+        let herald = try #require(h.advert(2, androidAdvert, connectable: false, at: 0).detects.first)
+        _ = h.advert(1, gaen, at: 100)  // heard again: its time runs from here
+        _ = h.tick(399)
+        #expect(h.node.target(phone.id) != nil)
+        _ = h.tick(400)
+        #expect(h.node.target(phone.id) == nil && h.node.target(herald.id) != nil)
+        #expect(h.node.counters.targetsForgotten == 1)
+        // Heard again, it is a new target whose payload comes with its first advert.
+        let again = h.advert(1, gaen, at: 401)
+        #expect(again.detects.count == 1 && again.reads.count == 1)
+        _ = h.tick(1799)
+        #expect(h.node.target(herald.id) != nil)
+        _ = h.tick(1800)
+        #expect(h.node.target(herald.id) == nil && h.node.counters.targetsForgotten == 3)
+    }
+
+    @Test func aTargetThatTurnsOutToCarryItsPayloadIsForgottenSooner() throws {
+        var h = NodeHarness { $0.advertTargetCleanInterval = 60 }
+        let target = try #require(h.advert(1, .apple, connectable: false, at: 0).detects.first)
+        _ = h.advert(1, .advertProtocol(payload: [9, 9][...]), at: 10)
+        _ = h.tick(69)
+        #expect(h.node.target(target.id) != nil)
+        _ = h.tick(70)
+        #expect(h.node.target(target.id) == nil)
+    }
+
+    @Test func aTargetInASessionIsForgottenOnlyAfterTheSessionEnds() throws {
+        var h = NodeHarness { $0.peripheralCleanInterval = 60 }
+        let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        #expect(h.tick(0).connects == [target.id])
+        _ = h.link(.connected, target.id, at: 1)
+        _ = h.tick(60)
+        #expect(h.node.target(target.id) != nil)
+        #expect(h.link(.disconnected, target.id, at: 61).isEmpty)
+        _ = h.tick(61)
+        #expect(h.node.target(target.id) == nil)
     }
 
     @Test func bluetoothLossDropsSessionsWithoutBlame() throws {

@@ -3,6 +3,14 @@
 public struct NodeConfiguration: Hashable, Sendable {
     /// Forget a target not seen for this long (Herald `peripheralCleanInterval`, 30 min).
     public var peripheralCleanInterval: Double = 30 * 60
+    /// Forget sooner a target whose payload comes in its adverts (GAEN, a configured advert
+    /// protocol): there is nothing to read from it or share with it, so following it longer only
+    /// costs memory, and a GAEN phone makes a new target at every identifier rotation (every
+    /// 10–20 minutes), which over the clean interval alone would triple the table in a crowd.
+    /// Heard again later, it is a new target whose payload is known from its first advert. The
+    /// default is the diary's default check-out limit (5 min): a phone unheard for that long has
+    /// left as far as the diary is concerned. The smaller of this and `peripheralCleanInterval` applies.
+    public var advertTargetCleanInterval: Double = 5 * 60
     /// At most this many connections at once, attempts included (Herald `concurrentConnectionQuota`).
     public var concurrentConnectionQuota: Int = 12
     /// At most this many connection attempts at once: a controller creates one LE connection at

@@ -1,32 +1,30 @@
 /// Connections: the clock tick that times out, forgets and ranks the targets to connect to, the
 /// starts that follow each free slot at once, and each session's steps.
 extension SensorNode {
-    /// Call about once a second: ends overdue sessions, forgets targets unseen for the clean
+    /// Call about once a second: ends overdue sessions, forgets targets unseen for their clean
     /// interval, ranks the targets worth a connection (``ConnectionCandidate``) and starts
     /// connections within the quota (``ConnectionQueue``). Between ticks every link outcome that
     /// frees an attempt or a slot starts the next one from this ranking at once, so the node
     /// connects as fast as the controller takes attempts, not once a second.
     ///
-    /// The pass reads every record in place (a table of thousands of targets is walked each
-    /// second; copying each record out cost more than the rest of the tick).
+    /// The tick looks only at what may be due (see ``TargetTable``): the sessions, the targets
+    /// the table's forgetting queues say may be unseen for long enough, and the recently heard
+    /// targets that may be due a connection. Walking the whole table each second cost more than
+    /// the rest of the advert pipeline once it held many targets.
     public mutating func tick(now: Double, into actions: inout [NodeAction]) {
-        var forget = [TargetID]()
-        var withSession = [TargetID]()
+        // Decided before anything changes, as one pass over the table would: a target whose
+        // session ends in this tick is neither forgotten nor ranked until the next.
+        let withSession = table.sessions.keys.sorted()
+        counters.targetsForgotten += table.forgetUnseen(now: now)
         var candidates = [ConnectionCandidate]()
-        // The pass modifies the table in place, so it may not touch `self`: it gets copies.
+        // The walk modifies the table in place, so it may not touch `self`: it gets copies.
         let configuration = configuration, recent = recentIPhonePayloads
-        table.forEach { id, record in
-            if record.session != nil {
-                withSession.append(id)
-            } else if now - record.lastSeen >= configuration.peripheralCleanInterval {
-                forget.append(id)
-            } else if let candidate = Self.connectionCandidate(record, now: now, configuration: configuration, recentIPhonePayloads: recent) {
+        table.forEachRecent(now: now) { record in
+            if let candidate = Self.connectionCandidate(record, now: now, configuration: configuration, recentIPhonePayloads: recent) {
                 candidates.append(candidate)
             }
         }
         for id in withSession { expire(id, now: now, into: &actions) }
-        for id in forget { table.remove(id) }
-        counters.targetsForgotten += forget.count
         if recentIPhonePayloads.values.contains(where: { now - $0.seen > configuration.payloadSharingExpiry }) {
             recentIPhonePayloads = recentIPhonePayloads.filter { now - $0.value.seen <= configuration.payloadSharingExpiry }
         }
@@ -44,12 +42,12 @@ extension SensorNode {
         while sessions < configuration.concurrentConnectionQuota, attempts < configuration.concurrentConnectionAttempts,
             let id = connectQueue.next()
         {
-            guard let record = table[id], record.session == nil, connectionCandidate(record, now: now) != nil else { continue }
+            guard table.sessions[id] == nil, let record = table[id], connectionCandidate(record, now: now) != nil else { continue }
             // With others waiting, an address that does not answer within a few advertising
             // intervals has rotated or left: the controller is worth more to the next one.
             var timeout = configuration.connectionAttemptTimeout
             if !connectQueue.isEmpty { timeout = min(timeout, configuration.crowdedConnectionAttemptTimeout) }
-            table[id]?.session = TargetRecord.Session(phase: .connecting, started: now, attemptTimeout: timeout)
+            table.sessions[id] = TargetRecord.Session(phase: .connecting, started: now, attemptTimeout: timeout)
             sessions += 1
             attempts += 1
             counters.connectionsStarted += 1
@@ -59,7 +57,7 @@ extension SensorNode {
 
     /// How long the host may try to open the connection the node just asked for (``NodeAction/connect(_:)``).
     public func attemptTimeout(of id: TargetID) -> Double? {
-        guard let session = table[id]?.session, session.phase == .connecting else { return nil }
+        guard let session = table.sessions[id], session.phase == .connecting else { return nil }
         return session.attemptTimeout
     }
 
@@ -71,14 +69,8 @@ extension SensorNode {
     static func connectionCandidate(
         _ record: borrowing TargetRecord, now: Double, configuration: NodeConfiguration, recentIPhonePayloads: [TargetID: RecentPayload]
     ) -> ConnectionCandidate? {
-        guard record.connectable, !record.notHerald, !record.isVenueBeacon,
-            now - record.lastSeen <= configuration.connectRecency,
-            now >= record.nextAttemptAt,
-            record.failures < configuration.maximumConnectionFailures
-        else { return nil }
-        switch record.source {
-        case .herald, .openTrace, .apple: break
-        case .advert, .writer: return nil
+        guard record.mayConnect(configuration), now - record.lastSeen <= configuration.connectRecency, now >= record.nextAttemptAt else {
+            return nil
         }
         let id = record.target.id
         guard let readAt = record.payloadReadAt, record.payload != nil else {
@@ -102,7 +94,7 @@ extension SensorNode {
     }
 
     private mutating func expire(_ id: TargetID, now: Double, into actions: inout [NodeAction]) {
-        guard let session = table[id]?.session else { return }
+        guard let session = table.sessions[id] else { return }
         let overdue: Bool
         switch session.phase {
         case .connecting:
@@ -124,10 +116,10 @@ extension SensorNode {
 
     /// Ends a session and frees its slot; a failure backs the target off.
     private mutating func end(_ id: TargetID, now: Double, failed: Bool = false) {
-        guard let session = table[id]?.session else { return }
+        guard let session = table.sessions[id] else { return }
         if session.phase == .connecting { attemptEnded(started: session.started, now: now) }
         sessions -= 1
-        table[id]?.session = nil
+        table.sessions[id] = nil
         if failed || !session.succeeded {
             counters.connectionFailures += 1
             table[id]?.recordFailure(now: now, configuration: configuration)
@@ -145,7 +137,7 @@ extension SensorNode {
     }
 
     private mutating func step(_ event: LinkEvent, target id: TargetID, now: Double, into actions: inout [NodeAction]) {
-        guard let record = table[id], var session = record.session else {
+        guard var session = table.sessions[id], let record = table[id] else {
             counters.staleLinkEvents += 1
             return
         }
@@ -156,7 +148,7 @@ extension SensorNode {
             attemptEnded(started: session.started, now: now)
             session.phase = .discovering
             session.connectedAt = now
-            table[id]?.session = session
+            table.sessions[id] = session
             actions.append(.discover(target, openTrace: record.source == .openTrace))
 
         case .connectFailed:
@@ -167,7 +159,7 @@ extension SensorNode {
             guard session.phase == .connecting else { return }
             attempts -= 1
             sessions -= 1
-            table[id]?.session = nil
+            table.sessions[id] = nil
             counters.connectionsRefused += 1
             refused = true
 
@@ -183,7 +175,7 @@ extension SensorNode {
                     counters.notHerald += 1
                     table[id]?.notHerald = true
                     table[id]?.earlier = []
-                    table[id]?.session?.succeeded = true
+                    table.sessions[id]?.succeeded = true
                 }
                 disconnect(id, into: &actions)
             }
@@ -194,7 +186,7 @@ extension SensorNode {
                 return
             }
             let kind: SensorPayload.Kind = record.source == .openTrace ? .opentrace : .herald
-            table[id]?.session?.succeeded = true
+            table.sessions[id]?.succeeded = true
             learn(SensorPayload(kind: kind, bytes: bytes), for: id, now: now, into: &actions)
             next(after: id, now: now, into: &actions)
 
@@ -206,7 +198,7 @@ extension SensorNode {
             counters.sharesWritten += 1
             table[id]?.lastSharedAt = now
             table[id]?.shareRound += 1
-            table[id]?.session?.succeeded = true
+            table.sessions[id]?.succeeded = true
             disconnect(id, into: &actions)
 
         case .disconnected:
@@ -231,11 +223,11 @@ extension SensorNode {
     /// After discovery or a read: read if the payload is still needed, share if due, else leave.
     private mutating func next(after id: TargetID, now: Double, into actions: inout [NodeAction]) {
         guard let record = table[id] else { return }
-        if record.session?.phase == .discovering, needsRead(record, now: now) {
+        if table.sessions[id]?.phase == .discovering, needsRead(record, now: now) {
             step(id, to: .reading, now: now, into: &actions, .readPayload(record.target, .herald))
             return
         }
-        if record.session?.phase == .discovering { table[id]?.session?.succeeded = true }
+        if table.sessions[id]?.phase == .discovering { table.sessions[id]?.succeeded = true }
         if sharingDue(record, now: now), let data = sharingData(for: record, now: now) {
             step(id, to: .sharing, now: now, into: &actions, .writeSignal(record.target, .payloadSharing(rssi: Int16(clamping: record.lastRSSI ?? 0), payloads: data)))
             return
@@ -244,13 +236,13 @@ extension SensorNode {
     }
 
     private mutating func step(_ id: TargetID, to phase: TargetRecord.Phase, now: Double, into actions: inout [NodeAction], _ action: NodeAction) {
-        table[id]?.session?.phase = phase
+        table.sessions[id]?.phase = phase
         actions.append(action)
     }
 
     private mutating func disconnect(_ id: TargetID, into actions: inout [NodeAction]) {
         guard let target = table[id]?.target else { return }
-        table[id]?.session?.phase = .disconnecting
+        table.sessions[id]?.phase = .disconnecting
         actions.append(.disconnect(target))
     }
 }

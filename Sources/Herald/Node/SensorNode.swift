@@ -9,7 +9,7 @@ import BLEHost
 /// nothing per advert for them.
 public struct SensorNode: Sendable {
     public let configuration: NodeConfiguration
-    var table = TargetTable()
+    var table: TargetTable
     /// Payloads of confirmed iPhones and when each was last seen, by target (hashing a target id
     /// per measurement, not its payload): what the node shares.
     var recentIPhonePayloads: [TargetID: RecentPayload] = [:]
@@ -34,6 +34,7 @@ public struct SensorNode: Sendable {
 
     public init(configuration: NodeConfiguration = NodeConfiguration()) {
         self.configuration = configuration
+        table = TargetTable(configuration: configuration)
     }
 
     public var targetCount: Int { table.count }
@@ -88,7 +89,7 @@ public struct SensorNode: Sendable {
         if let id = table.find(address: sighting.address, addressType: sighting.addressType, pseudo: pseudo) {
             // What a device shows can only make it more certain: an Apple device that shows the
             // Herald service is Herald; a Herald phone's scan response does not make it "Apple".
-            table.update(id) { if $0.source < source { $0.source = source } }
+            table.raiseSource(id, to: source)
             return id
         }
         let id = table.insert(address: sighting.address, addressType: sighting.addressType, pseudo: pseudo, source: source, now: now)
@@ -115,8 +116,7 @@ public struct SensorNode: Sendable {
     /// accepts connections; one in-place update of the record does all of it.
     private mutating func measure(_ id: TargetID, rssi: Int?, now: Double, connectable: Bool? = nil, into actions: inout [NodeAction]) {
         let limit = configuration.maximumBufferedMeasurements
-        let measured = table.update(id) { record in
-            record.lastSeen = now
+        let measured = table.sight(id, now: now) { record in
             if let connectable { record.connectable = connectable }
             return record.measure(rssi: rssi, now: now, limit: limit)
         }
@@ -160,7 +160,6 @@ public struct SensorNode: Sendable {
             counters.targetsDetected += 1
             if let target = table[id]?.target { actions.append(.event(.detect(target, time: now))) }
         }
-        table[id]?.lastSeen = now
         // Every write is a sighting of the writer; 0x02 and 0x03 say how strongly it hears us.
         var rssi: Int? = nil
         switch write {
@@ -200,7 +199,7 @@ public struct SensorNode: Sendable {
     public mutating func bluetoothState(_ state: BluetoothState, now: Double, into actions: inout [NodeAction]) {
         if state != .poweredOn {
             // The controller's links are gone with it; those sessions are nobody's fault.
-            for id in Array(table.ids) where table[id]?.session != nil { table[id]?.session = nil }
+            table.sessions.removeAll()
             sessions = 0
             attempts = 0
             connectQueue.removeAll()

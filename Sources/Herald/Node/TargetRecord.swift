@@ -41,7 +41,11 @@ struct TargetRecord: Sendable {
     var target: Target
     var source: Source
     var firstSeen: Double
+    /// Set only by ``TargetTable`` (insert and ``TargetTable/sight(_:now:_:)``), which keeps its
+    /// forgetting queues and its list of recent targets in step with it.
     var lastSeen: Double
+    /// In the table's list of recently heard targets that may be due a connection.
+    var listedRecent = false
     /// Whether its latest advert accepted connections.
     var connectable = false
     var payload: SensorPayload?
@@ -60,7 +64,6 @@ struct TargetRecord: Sendable {
     /// Its payload is another venue beacon's, which the node does not report.
     var isVenueBeacon = false
 
-    var session: Session?
     var failures = 0
     var nextAttemptAt: Double = 0
     var lastSharedAt: Double?
@@ -98,6 +101,21 @@ struct TargetRecord: Sendable {
             earlier = kept
         }
         earlier.append(measurement)
+    }
+
+    /// Whether this target can be due a connection at some time while nothing but the clock
+    /// changes: everything in ``SensorNode/connectionCandidate(_:now:)`` except recency, backoff
+    /// and the times that make a re-read or a share due. Only a sighting or a session changes
+    /// what it depends on, which is what lets the table list these targets as they are heard
+    /// instead of the tick walking every target.
+    func mayConnect(_ configuration: NodeConfiguration) -> Bool {
+        guard connectable, !notHerald, !isVenueBeacon, failures < configuration.maximumConnectionFailures else { return false }
+        switch source {
+        case .herald, .openTrace, .apple: break
+        case .advert, .writer: return false
+        }
+        if payload == nil || payloadReadAt == nil { return true }
+        return configuration.payloadUpdateInterval != nil || (configuration.payloadSharing && isIPhone)
     }
 
     mutating func recordFailure(now: Double, configuration: NodeConfiguration) {

@@ -2,11 +2,33 @@ import BLEHost
 
 /// The targets the node follows, found by their current address and by their pseudo device
 /// address (which survives an Android phone's address rotation).
+///
+/// The clock tick never walks the whole table (in a crowd it holds tens of thousands of targets,
+/// and a million in `advert-bench`'s distinct stream): the table keeps, beside the records, what
+/// the tick needs to look at — the sessions, the targets heard within the connection recency
+/// that may be due a connection, and its targets by when they were last seen, for forgetting.
+/// All of it changes only through the table's methods, so it stays in step with the records.
 struct TargetTable: Sendable {
+    let configuration: NodeConfiguration
     private(set) var records: [TargetID: TargetRecord] = [:]
+    /// The node's connections, by target: a handful (the connection quota), out of the records
+    /// (most targets never have one).
+    var sessions: [TargetID: TargetRecord.Session] = [:]
     private var byAddress: [BluetoothAddress: TargetID] = [:]
     private var byPseudo: [PseudoDeviceAddress: TargetID] = [:]
     private var nextID: UInt64 = 1
+    /// Targets that may be due a connection (``TargetRecord/mayConnect(_:)``), added when heard
+    /// and dropped by ``forEachRecent(now:_:)`` once not heard within the connection recency or
+    /// no longer able to be due (``TargetRecord/listedRecent`` says who is in).
+    private var recent: [TargetID] = []
+    /// Targets whose payload comes in their adverts, and all others: forgotten after different
+    /// intervals (``NodeConfiguration/advertTargetCleanInterval``).
+    private var advertTargets = LastSeenQueue()
+    private var otherTargets = LastSeenQueue()
+
+    init(configuration: NodeConfiguration) {
+        self.configuration = configuration
+    }
 
     var count: Int { records.count }
 
@@ -17,21 +39,108 @@ struct TargetTable: Sendable {
 
     /// Changes a record in place with one lookup (per advert this is the hot path: reading
     /// through ``subscript(_:)`` copies the whole record, and each optional-chained write looks
-    /// the target up again).
+    /// the target up again). Not for what the table keeps in step: when it was last seen
+    /// (``sight(_:now:_:)``) and its source (``raiseSource(_:to:)``).
     mutating func update<R>(_ id: TargetID, _ body: (inout TargetRecord) -> R) -> R? {
         guard let index = records.index(forKey: id) else { return nil }
         return body(&records.values[index])
     }
 
-    /// Visits every record in place. Through the dictionary's modify accessor: reading a record
-    /// through its getter copies it, arrays and all (retains and a memmove per record, which
-    /// made a tick over a large table slow).
-    mutating func forEach(_ body: (TargetID, inout TargetRecord) -> Void) {
-        var index = records.startIndex
-        while index != records.endIndex {
-            body(records.keys[index], &records.values[index])
-            records.formIndex(after: &index)
+    /// A sighting of the target at `now`: marks it seen, then changes it in place with `body`;
+    /// one that may now be due a connection joins the recent list.
+    mutating func sight<R>(_ id: TargetID, now: Double, _ body: (inout TargetRecord) -> R) -> R? {
+        guard let index = records.index(forKey: id) else { return nil }
+        let (result, joins) = Self.sight(&records.values[index], now: now, configuration: configuration, body)
+        if joins { recent.append(id) }
+        return result
+    }
+
+    private static func sight<R>(
+        _ record: inout TargetRecord, now: Double, configuration: NodeConfiguration, _ body: (inout TargetRecord) -> R
+    ) -> (R, Bool) {
+        record.lastSeen = now
+        let result = body(&record)
+        guard !record.listedRecent, record.mayConnect(configuration) else { return (result, false) }
+        record.listedRecent = true
+        return (result, true)
+    }
+
+    /// What a device shows can only make it more certain of its kind (see ``TargetRecord/Source``).
+    mutating func raiseSource(_ id: TargetID, to source: TargetRecord.Source) {
+        let raised = update(id) { record -> Bool in
+            guard record.source < source else { return false }
+            record.source = source
+            return true
         }
+        // Now forgotten after the advert interval: an entry in that queue too (the other one
+        // finds it gone or pushes it there again).
+        if raised == true, source == .advert, let seen = records[id]?.lastSeen { advertTargets.push(id, seen: seen) }
+    }
+
+    /// Visits in place each target heard within the connection recency that may be due a
+    /// connection and has no session, dropping from the list those no longer heard or no longer
+    /// able to be due (a sighting adds them again). A target with a session stays listed: how
+    /// the session ends changes what it may be due.
+    mutating func forEachRecent(now: Double, _ body: (borrowing TargetRecord) -> Void) {
+        var kept = 0
+        for k in recent.indices {
+            let id = recent[k]
+            guard let index = records.index(forKey: id) else { continue }
+            let hasSession = sessions[id] != nil
+            let keep = Self.visitRecent(&records.values[index], hasSession: hasSession, now: now, configuration: configuration, body)
+            if keep {
+                recent[kept] = id
+                kept += 1
+            }
+        }
+        recent.removeLast(recent.count - kept)
+    }
+
+    private static func visitRecent(
+        _ record: inout TargetRecord, hasSession: Bool, now: Double, configuration: NodeConfiguration, _ body: (borrowing TargetRecord) -> Void
+    ) -> Bool {
+        guard now - record.lastSeen <= configuration.connectRecency, hasSession || record.mayConnect(configuration) else {
+            record.listedRecent = false
+            return false
+        }
+        if !hasSession { body(record) }
+        return true
+    }
+
+    /// How long a target may go unseen before it is forgotten.
+    func cleanInterval(_ source: TargetRecord.Source) -> Double {
+        source == .advert ? min(configuration.advertTargetCleanInterval, configuration.peripheralCleanInterval) : configuration.peripheralCleanInterval
+    }
+
+    /// Forgets the targets without a session unseen for their clean interval; returns how many.
+    /// A target with a session is kept until a tick after its session ends.
+    mutating func forgetUnseen(now: Double) -> Int {
+        forgetUnseen(now: now, in: \.advertTargets, interval: cleanInterval(.advert))
+            + forgetUnseen(now: now, in: \.otherTargets, interval: cleanInterval(.herald))
+    }
+
+    private mutating func forgetUnseen(now: Double, in queue: WritableKeyPath<Self, LastSeenQueue>, interval: Double) -> Int {
+        var forgotten = 0
+        var busy = [LastSeenQueue.Entry]()
+        while let entry = self[keyPath: queue].pop(where: { now - $0 >= interval }) {
+            guard let record = records[entry.id] else { continue }  // forgotten through its other entry
+            if now - record.lastSeen >= cleanInterval(record.source) {
+                if sessions[entry.id] != nil {
+                    busy.append(entry)
+                } else {
+                    remove(entry.id)
+                    forgotten += 1
+                }
+            } else {
+                push(entry.id, source: record.source, seen: record.lastSeen)
+            }
+        }
+        for entry in busy { self[keyPath: queue].push(entry.id, seen: entry.seen) }
+        return forgotten
+    }
+
+    private mutating func push(_ id: TargetID, source: TargetRecord.Source, seen: Double) {
+        if source == .advert { advertTargets.push(id, seen: seen) } else { otherTargets.push(id, seen: seen) }
     }
 
     func id(address: BluetoothAddress) -> TargetID? { byAddress[address] }
@@ -64,17 +173,16 @@ struct TargetTable: Sendable {
         nextID += 1
         let target = Target(id: id, address: address, addressType: addressType, pseudoAddress: pseudo)
         records[id] = TargetRecord(target: target, source: source, now: now)
+        push(id, source: source, seen: now)
         byAddress[address] = id
         if let pseudo { byPseudo[pseudo] = id }
         return id
     }
 
-    mutating func remove(_ id: TargetID) {
+    private mutating func remove(_ id: TargetID) {
         guard let record = records.removeValue(forKey: id) else { return }
+        sessions[id] = nil
         if byAddress[record.target.address] == id { byAddress[record.target.address] = nil }
         if let pseudo = record.target.pseudoAddress, byPseudo[pseudo] == id { byPseudo[pseudo] = nil }
     }
-
-    var ids: Dictionary<TargetID, TargetRecord>.Keys { records.keys }
-    var values: Dictionary<TargetID, TargetRecord>.Values { records.values }
 }
