@@ -88,5 +88,6 @@ print(String(format: "recall %.4f (%d of %d), split %d, phantom %d, phones read 
 let n = run.driver.node.counters
 print("node: \(n.connectionsStarted) connections started, \(n.connectionFailures) failed, \(n.connectionTimeouts) timed out, "
       + "\(n.connectionsRefused) refused (no link free), \(n.payloadsRead) payloads read (\(String(format: "%.2f", Double(n.payloadsRead) / end)) per venue second)")
+print("phones: \(run.air.counters.phoneSessions) connected to the venue, \(run.air.counters.venueReads) read its payload")
 print("by kind: " + report.byDeviceKind.sorted { $0.key < $1.key }.map { kind, f in
     "\(kind) \(f.recalledVisits)/\(f.eligibleVisits) recalled, \(f.splitVisits) split" }.joined(separator: "; "))
