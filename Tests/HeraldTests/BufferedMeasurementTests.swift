@@ -1,4 +1,6 @@
+import BLEHost
 import Testing
+
 @testable import Herald
 
 /// Measurements held until a phone's payload is read are stored in 8 bytes and come back as taken.
@@ -11,5 +13,27 @@ import Testing
             #expect(back.rssi == rssi)
         }
         #expect(MemoryLayout<BufferedMeasurement>.stride == 8)
+    }
+
+    /// A crowd keeps tens of thousands of records; the table's dictionary pays the stride for
+    /// every slot. The fields are ordered so that the small ones pack (176 bytes before).
+    @Test func recordsArePacked() {
+        #expect(MemoryLayout<Target>.stride == 32)
+        #expect(MemoryLayout<TargetRecord>.stride <= 104)
+    }
+
+    /// What the record stores in small fields comes back as set.
+    @Test func compactFieldsRoundTrip() {
+        var record = TargetRecord(target: Target(id: TargetID(rawValue: 1), address: BluetoothAddress(rawValue: 1), addressType: .random), source: .herald, now: 5)
+        #expect(record.payloadReadAt == nil && record.lastSharedAt == nil && record.lastRSSI == nil && record.failures == 0)
+        record.payloadReadAt = 7.5
+        record.lastSharedAt = 0
+        record.lastRSSI = -127
+        record.failures = 6
+        record.shareRound = 65_537
+        #expect(record.payloadReadAt == 7.5 && record.lastSharedAt == 0 && record.lastRSSI == -127 && record.failures == 6 && record.shareRound == 1)
+        record.lastRSSI = 20
+        record.payloadReadAt = nil
+        #expect(record.lastRSSI == 20 && record.payloadReadAt == nil)
     }
 }

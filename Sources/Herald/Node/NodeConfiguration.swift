@@ -63,8 +63,12 @@ public struct NodeConfiguration: Hashable, Sendable {
     /// is not a person at the venue.
     public var recordVenueBeacons: Bool = false
     /// Measurements kept per target before its payload is known; when full, every other one is
-    /// dropped, so the first and the latest survive.
-    public var maximumBufferedMeasurements: Int = 128
+    /// dropped, so the first and the latest survive and those kept stay evenly spread. In a crowd
+    /// these buffers were most of the node's memory (128 took 1 KB per unread phone). With 32 the
+    /// kept ones are at most a sixteenth of the wait apart: the diary extends a visit back
+    /// through gaps up to its check-out limit (5 min), so arrival times stay whole for phones
+    /// read within 80 minutes of arriving.
+    public var maximumBufferedMeasurements: Int = 32
 
     public init() {}
 }

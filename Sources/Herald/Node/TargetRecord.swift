@@ -38,37 +38,68 @@ struct TargetRecord: Sendable {
         var succeeded = false
     }
 
+    // Stored fields go widest first, so that the small ones pack together: a crowd keeps tens of
+    // thousands of records (104 bytes each, 176 before; the table's dictionary pays the stride
+    // for every slot, free ones included).
     var target: Target
-    var source: Source
     var firstSeen: Double
     /// Set only by ``TargetTable`` (insert and ``TargetTable/sight(_:now:_:)``), which keeps its
     /// forgetting queues and its list of recent targets in step with it.
     var lastSeen: Double
+    var nextAttemptAt: Double = 0
+    /// NaN for never (as stored; ``payloadReadAt`` and ``lastSharedAt`` are the optionals).
+    private var readAt = Double.nan
+    private var sharedAt = Double.nan
+    /// Measurements taken before the payload was known, for attribution once it is; compact
+    /// (8 bytes each, not 24): in a crowd most of the node's memory is these buffers.
+    var earlier: [BufferedMeasurement] = []
+    var payload: SensorPayload?
+    var source: Source
     /// In the table's list of recently heard targets that may be due a connection.
     var listedRecent = false
     /// Whether its latest advert accepted connections.
     var connectable = false
-    var payload: SensorPayload?
-    var payloadReadAt: Double?
-    /// Measurements taken before the payload was known, for attribution once it is; compact
-    /// (8 bytes each, not 24): in a crowd most of the node's memory is these buffers.
-    var earlier: [BufferedMeasurement] = []
-
-    /// The buffered measurements as events carry them.
-    var earlierMeasurements: [SensorEvent.Measurement] { earlier.map { $0.measurement(since: firstSeen) } }
-
     /// Confirmed by service discovery.
     var signal: SignalCharacteristicKind?
     /// Service discovery found no Herald service: never connect again.
     var notHerald = false
     /// Its payload is another venue beacon's, which the node does not report.
     var isVenueBeacon = false
+    /// Connection failures in a row (saturating: `maximumConnectionFailures` is far below).
+    private var failureCount: UInt8 = 0
+    /// `Int8.min` for none (HCI reports RSSI in -127…20).
+    private var latestRSSI = Int8.min
+    /// Rotates which payloads a share carries when not all fit in one write (wraps).
+    private var shareRoundCount: UInt16 = 0
 
-    var failures = 0
-    var nextAttemptAt: Double = 0
-    var lastSharedAt: Double?
-    /// Rotates which payloads a share carries when not all fit in one write.
-    var shareRound = 0
+    var payloadReadAt: Double? {
+        get { readAt.isNaN ? nil : readAt }
+        set { readAt = newValue ?? .nan }
+    }
+
+    var lastSharedAt: Double? {
+        get { sharedAt.isNaN ? nil : sharedAt }
+        set { sharedAt = newValue ?? .nan }
+    }
+
+    var failures: Int {
+        get { Int(failureCount) }
+        set { failureCount = UInt8(clamping: newValue) }
+    }
+
+    var shareRound: Int {
+        get { Int(shareRoundCount) }
+        set { shareRoundCount = UInt16(truncatingIfNeeded: newValue) }
+    }
+
+    /// The latest RSSI measured, shared with the payloads (Herald writes the target's RSSI).
+    var lastRSSI: Int? {
+        get { latestRSSI == .min ? nil : Int(latestRSSI) }
+        set { latestRSSI = newValue.map { Int8(clamping: $0) } ?? .min }
+    }
+
+    /// The buffered measurements as events carry them.
+    var earlierMeasurements: [SensorEvent.Measurement] { earlier.map { $0.measurement(since: firstSeen) } }
 
     init(target: Target, source: Source, now: Double) {
         self.target = target
@@ -78,9 +109,6 @@ struct TargetRecord: Sendable {
     }
 
     var isIPhone: Bool { signal == .ios }
-
-    /// The latest RSSI measured, shared with the payloads (Herald writes the target's RSSI).
-    var lastRSSI: Int?
 
     /// Takes a measurement: kept for attribution while the payload is unknown. Nil for a target
     /// the node does not report (another venue beacon, an Apple device without Herald).

@@ -48,8 +48,9 @@ public struct Target: Hashable, Sendable, CustomStringConvertible {
     public var id: TargetID
     /// The address it was last seen at.
     public var address: BluetoothAddress
-    public var addressType: AddressType
     public var pseudoAddress: PseudoDeviceAddress?
+    /// Last, where it packs beside the optional's tag (32 bytes a target, not 40).
+    public var addressType: AddressType
 
     public init(id: TargetID, address: BluetoothAddress, addressType: AddressType, pseudoAddress: PseudoDeviceAddress? = nil) {
         self.id = id
@@ -82,8 +83,9 @@ public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
         case advert
     }
 
-    public var kind: Kind
     public var bytes: [UInt8]
+    /// After the bytes, so that a record's small fields pack beside it.
+    public var kind: Kind
 
     public init(kind: Kind, bytes: [UInt8]) {
         self.kind = kind
