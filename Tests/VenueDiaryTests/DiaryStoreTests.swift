@@ -31,12 +31,15 @@ import Testing
         }
         #expect(applicationID == DiarySchema.applicationID && version == DiarySchema.version)
         #expect(journal == "wal" && hasVisits)
-        let (synchronous, secureDelete) = try store.database.write { db in
-            (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA secure_delete"))
+        let (synchronous, secureDelete, checkpoint) = try store.database.write { db in
+            (
+                try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA secure_delete"),
+                try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint")
+            )
         }
-        #expect(synchronous == 2 && secureDelete == 1)
+        #expect(synchronous == 2 && secureDelete == 1 && checkpoint == 8000)
         // Small pages: a commit appends each page it changes to the WAL (SD-card wear).
-        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 1024)
+        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 512)
         #expect(try store.stats() == DiaryStats(visits: 0, openVisits: 0, oldestCheckIn: nil, newestCheckOut: nil, uncorrectedVisits: 0, fileBytes: store.stats().fileBytes))
         #expect(try store.stats().fileBytes > 0)
     }
