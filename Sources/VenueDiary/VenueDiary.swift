@@ -26,7 +26,7 @@
 /// transaction: with ``FlushPolicy/live``, check-ins (and check-outs with them) within 2 minutes
 /// and open visits' progress every 10 minutes, so a crash or power cut loses at most the
 /// check-ins of the last 2 minutes, shortens open visits by at most 10, and never corrupts the
-/// file; that keeps the card's writes near 1 MB per venue hour at 300 visits an hour. With
+/// file; that keeps the card's writes under 1 MB per venue hour at 300 visits an hour. With
 /// `recording_days = 0` nothing is written.
 ///
 /// Its methods block on SQLite while they write: run it on a thread of its own, not on the
