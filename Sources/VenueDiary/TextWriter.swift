@@ -1,3 +1,5 @@
+import CivilDate
+
 /// Writes export text into memory reserved up front, without a capacity check per byte: an
 /// export formats about 350 bytes for each of a million visits. Callers reserve an upper bound
 /// with `[UInt8].write(upTo:_:)`; every method documents how many bytes it may write.
@@ -64,13 +66,13 @@ struct TextWriter {
         let seconds = max(0, min(seconds, UTCTime.latestSecond))
         let days = seconds / 86_400
         let secondOfDay = seconds % 86_400
-        let (year, month, day) = UTCTime.date(days: days)
-        digits(year / 100)
-        digits(year % 100)
+        let date = CivilDate(daysSinceEpoch: days)
+        digits(date.year / 100)
+        digits(date.year % 100)
         byte(UInt8(ascii: "-"))
-        digits(month)
+        digits(date.month)
         byte(UInt8(ascii: "-"))
-        digits(day)
+        digits(date.day)
         byte(UInt8(ascii: "T"))
         digits(secondOfDay / 3600)
         byte(UInt8(ascii: ":"))

@@ -44,12 +44,10 @@ public struct NodeSetup: Sendable {
     }
 
     /// The policy the node runs: the configured one, with one link left free for phones that
-    /// connect to read the venue payload, and a rotated iPhone's new address read before the diary
-    /// closes its visit (the urgent window is the check-out limit).
+    /// connect to read the venue payload.
     public var nodeConfiguration: NodeConfiguration {
         var node = node
         node.concurrentConnectionQuota = min(node.concurrentConnectionQuota, max(1, maxConnections - 1))
-        node.urgentReadWindow = diary.checkOutSeconds
         return node
     }
 

@@ -357,7 +357,6 @@ import BLEHost
         let node = setup.nodeConfiguration
         #expect(node.connectionAttemptTimeout == 7 && node.payloadUpdateInterval == 900 && node.peripheralCleanInterval == 120)
         #expect(!node.payloadSharing && node.concurrentConnectionQuota == 4)
-        #expect(node.urgentReadWindow == setup.diary.checkOutSeconds)
         #expect(!setup.classifier.gaen && setup.classifier.openTrace && setup.classifier.advertProtocolService == BluetoothUUID(UInt16(0xFD6F)))
         let identity = try setup.identity()
         #expect(identity.payload.count == 28 && identity.legacyService && identity.name == "Erin's Stakehouse")

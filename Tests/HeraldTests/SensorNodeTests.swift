@@ -161,8 +161,29 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         for t in 1...5 { _ = h.advert(1, .apple, rssi: -80 + t, at: Double(t)) }
         _ = h.tick(6)
         let read = h.read(target.id, services: .iPhone, payload: phone1, at: 7)
-        // Six measurements into four places: thinned to every other when full, first kept.
-        #expect(read.reads.first?.1.map(\.time) == [0, 2, 4, 5])
+        // Six measurements into four places: thinned when full, the first and the latest kept.
+        #expect(read.reads.first?.1.map(\.time) == [0, 3, 4, 5])
+    }
+
+    /// A phone read long after it arrived: its kept measurements span the whole wait evenly,
+    /// so the diary sees no gap it would take for a check-out.
+    @Test func measurementsKeptForALateReadSpanTheWait() throws {
+        var h = NodeHarness { $0.maximumBufferedMeasurements = 32 }
+        let target = try #require(h.advert(1, .apple, rssi: -70, at: 0).detects.first)
+        var t = 0.0
+        var k = 0
+        while t < 1200 {
+            k += 1
+            t += [0.3, 1.1, 0.7, 1.4][k % 4]
+            _ = h.advert(1, .apple, rssi: -70, at: t)
+        }
+        _ = h.tick(t)
+        let times = try #require(h.read(target.id, services: .iPhone, payload: phone1, at: t + 0.5).reads.first?.1.map(\.time))
+        #expect(times.count <= 32 && times.count >= 12)
+        #expect(times.first == 0 && abs((times.last ?? 0) - t) < 0.001)
+        #expect(times == times.sorted())
+        let widest = zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? .infinity
+        #expect(widest <= 1200 / 8, "widest gap \(widest) s")
     }
 
     @Test func unmeasuredRSSIStaysNil() throws {
@@ -673,16 +694,13 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         #expect(h.node.counters.connectionsStarted == 30)
     }
 
-    @Test func urgentFirstReadsTakeTurnsWithLongWaitingOnesThenRereads() throws {
-        var h = Self.backToBack {
-            $0.urgentReadWindow = 300
-            $0.payloadUpdateInterval = 100
-        }
+    @Test func firstReadsGoOldestFirstThenRereads() throws {
+        var h = Self.backToBack { $0.payloadUpdateInterval = 100 }
         // Read at 0; due again from 100.
         let reread = try #require(h.advert(1, Self.herald, at: 0).detects.first)
         #expect(h.tick(0).connects == [reread.id])
         _ = h.read(reread.id, services: .android, payload: phone1, at: 0)
-        // First seen at 2, never read (no tick until 400): waiting longer than the window.
+        // First seen at 2, never read (no tick until 400): waiting longest.
         let waiting = try #require(h.advert(2, Self.herald, at: 2).detects.first)
         let fresh1 = try #require(h.advert(3, .apple, at: 399).detects.first)
         let fresh2 = try #require(h.advert(4, Self.herald, at: 400).detects.first)
@@ -693,8 +711,8 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
             if next.isEmpty { break }
             order += next
         }
-        // Urgent first reads and those waiting longer take turns; re-reads come after both.
-        #expect(order == [fresh1.id, waiting.id, fresh2.id, reread.id])
+        // First reads by first sighting, the longest waiting first; re-reads after them.
+        #expect(order == [waiting.id, fresh1.id, fresh2.id, reread.id])
     }
 
     @Test func aRefusedAttemptIsNoFailureAndWaitsForAFreeLink() throws {

@@ -46,8 +46,7 @@ import Testing
                 r.failures < c.maximumConnectionFailures, [.herald, .openTrace, .apple].contains(r.source)
             else { continue }
             guard let readAt = r.payloadReadAt, let payload = r.payload else {
-                let urgent = now - r.firstSeen <= c.urgentReadWindow
-                candidates.append(ConnectionCandidate(reason: urgent ? .firstRead : .lateFirstRead, since: r.firstSeen, id: id))
+                candidates.append(ConnectionCandidate(reason: .firstRead, since: r.firstSeen, id: id))
                 continue
             }
             if let interval = c.payloadUpdateInterval, now - readAt >= interval {
@@ -65,7 +64,7 @@ import Testing
         var queue = ConnectionQueue()
         queue.rank(candidates.sorted())
         var ranking = [TargetID]()
-        while let id = queue.next() { ranking.append(id) }
+        while let id = queue.take() { ranking.append(id) }
         return Expected(forget: forget, ranking: ranking, reasons: Dictionary(candidates.map { ($0.reason, 1) }, uniquingKeysWith: +))
     }
 
@@ -140,7 +139,7 @@ import Testing
             #expect(before.subtracting(after) == expected.forget, "tick at \(now), seed \(seed)")
             var remaining = h.node.connectQueue
             var ranking = actions.connects
-            while let id = remaining.next() { ranking.append(id) }
+            while let id = remaining.take() { ranking.append(id) }
             #expect(ranking == expected.ranking, "tick at \(now), seed \(seed)")
             forgottenTotal += expected.forget.count
             reasons.merge(expected.reasons, uniquingKeysWith: +)
@@ -157,13 +156,12 @@ import Testing
             $0.advertTargetCleanInterval = 20
             $0.retryBackoff = 3
             $0.retryBackoffMaximum = 20
-            $0.urgentReadWindow = 30
             $0.concurrentConnectionQuota = 3
             $0.connectRecency = 5
         }
         // The timelines exercise what they are for.
         #expect(totals.forgotten > 20)
-        #expect(totals.reasons[.firstRead, default: 0] > 100 && totals.reasons[.lateFirstRead, default: 0] > 10)
+        #expect(totals.reasons[.firstRead, default: 0] > 100)
         #expect(totals.reasons[.share, default: 0] > 10)
     }
 

@@ -3,7 +3,11 @@
 // no visit lost, at max speed.
 //
 //   swift build -c release --package-path Benchmarks
-//   Benchmarks/.build/release/crowd-bench [--phones 2000] [--minutes 60] [--seed 11]
+//   Benchmarks/.build/release/crowd-bench [--phones 2000] [--minutes 60] [--seed 11] [--show-splits]
+//
+// --show-splits prints, for each phone whose visit the diary split, its recorded visits, the
+// node's reads of its payload (with the earliest measurement attributed to each read) and the
+// start of each of its address epochs, in venue seconds.
 //
 // Phones of the standard Herald mix (Android, iPhones in the foreground and background; no
 // write-only phones) arrive over the first minute, stay the whole run at 1–10 m, and leave over
@@ -17,6 +21,7 @@ var phones = 2000
 var minutes = 60.0
 /// Another seed is another crowd and air: splits of a few visits vary from seed to seed.
 var seed: UInt64 = 11
+var showSplits = false
 var i = 1
 let arguments = CommandLine.arguments
 while i < arguments.count {
@@ -24,6 +29,7 @@ while i < arguments.count {
     case "--phones": i += 1; phones = Int(arguments[i]) ?? phones
     case "--minutes": i += 1; minutes = Double(arguments[i]) ?? minutes
     case "--seed": i += 1; seed = UInt64(arguments[i]) ?? seed
+    case "--show-splits": showSplits = true
     default: FileHandle.standardError.write(Data("unknown argument \(arguments[i])\n".utf8))
     }
     i += 1
@@ -91,3 +97,29 @@ print("node: \(n.connectionsStarted) connections started, \(n.connectionFailures
 print("phones: \(run.air.counters.phoneSessions) connected to the venue, \(run.air.counters.venueReads) read its payload")
 print("by kind: " + report.byDeviceKind.sorted { $0.key < $1.key }.map { kind, f in
     "\(kind) \(f.recalledVisits)/\(f.eligibleVisits) recalled, \(f.splitVisits) split" }.joined(separator: "; "))
+
+if showSplits {
+    let diaryVisits = try store.visits()
+    let origin = venue.origin
+    var byPayload: [[UInt8]: [Visit]] = [:]
+    for visit in diaryVisits { byPayload[visit.payload, default: []].append(visit) }
+    var readsByPayload: [[UInt8]: [PayloadRead]] = [:]
+    for read in run.reads { readsByPayload[read.payload, default: []].append(read) }
+    for device in numbered {
+        guard let payload = device.payload, let visits = byPayload[payload], visits.count > 1 else { continue }
+        let stay = device.presence[0]
+        func t(_ x: Double) -> String { String(format: "%.0f", x) }
+        print("split: phone \(device.id) \(device.kind) present \(t(stay.start))–\(t(stay.end)) s")
+        print("  diary visits: " + visits.map { v in
+            "\(t(v.checkIn - origin))–\(v.checkOut.map { t($0 - origin) } ?? "open")" }.joined(separator: ", "))
+        print("  reads at: " + (readsByPayload[payload] ?? []).map { r in
+            "\(t(r.time)) (earliest attributed \(r.earliestAttributed.map(t) ?? "none"))" }.joined(separator: ", "))
+        var epochs: [String] = []
+        var epoch = device.rotation.epoch(at: stay.start)
+        while device.rotation.start(ofEpoch: epoch) < min(stay.end, 3600) && epochs.count < 12 {
+            epochs.append(t(max(stay.start, device.rotation.start(ofEpoch: epoch))))
+            epoch += 1
+        }
+        print("  address epochs start at: " + epochs.joined(separator: ", "))
+    }
+}

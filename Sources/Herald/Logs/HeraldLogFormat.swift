@@ -1,3 +1,5 @@
+import CivilDate
+
 /// Field formatting shared by the Herald-format logs (herald-for-android `data/*.java`), so that
 /// Herald's own analysis scripts (herald-analysis) read this node's logs like a phone's.
 public enum HeraldLogFormat {
@@ -11,9 +13,9 @@ public enum HeraldLogFormat {
             rest += 86_400_000
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
+        let date = CivilDate(daysSinceEpoch: Int(days))
         let ms = rest % 1000, s = rest / 1000 % 60, m = rest / 60_000 % 60, h = rest / 3_600_000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)).\(pad(ms, 3))+0000"
+        return "\(pad(Int64(date.year), 4))-\(pad(Int64(date.month), 2))-\(pad(Int64(date.day), 2)) \(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)).\(pad(ms, 3))+0000"
     }
 
     /// A CSV field, quoted when it holds a comma, a quote or a line break.
@@ -28,19 +30,5 @@ public enum HeraldLogFormat {
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-
-    /// Year, month, day of a day count since 1970-01-01 (proleptic Gregorian; H. Hinnant's
-    /// `civil_from_days`).
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

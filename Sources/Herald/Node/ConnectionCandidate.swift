@@ -2,11 +2,9 @@
 struct ConnectionCandidate: Comparable, Sendable {
     /// Why, most urgent first.
     enum Reason: Int, Comparable, Sendable {
-        /// Never read, first seen within ``NodeConfiguration/urgentReadWindow``: a phone that
-        /// just arrived, or an iPhone's new address whose visit the diary is about to close.
+        /// Never read: a phone that arrived, or an iPhone's new address after a rotation. Its
+        /// measurements are kept for when it is read (see ``ConnectionQueue``).
         case firstRead
-        /// Never read, waiting longer: its measurements are kept for when it is read.
-        case lateFirstRead
         /// Read before; ``NodeConfiguration/payloadUpdateInterval`` has passed.
         case reread
         /// A payload-sharing write is due (``SensorNode/sharingDue(_:now:)``).

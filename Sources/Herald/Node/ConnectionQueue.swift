@@ -1,57 +1,31 @@
-/// The targets the last tick ranked for a connection. First reads come before re-reads and
-/// shares, in two lanes taken in turn: urgent ones (``ConnectionCandidate/Reason/firstRead``)
-/// and those waiting longer. Taking turns keeps both moving when the controller cannot keep up:
-/// rotated iPhones are read before the diary closes their visits, and phones waiting longer are
-/// still read at all.
+/// The targets the last tick ranked for a connection, taken in rank order: first reads before
+/// re-reads and shares, each longest waiting first.
+///
+/// First reads go strictly by first sighting. In a crowd the node reads fewer phones a second
+/// than arrive or rotate their address, and an unread address is lost when its phone rotates
+/// it (about every 15 minutes): the address heard longest is the one closest to that, and its
+/// measurements wait in the node (spread over the whole wait) so that a late read still gives
+/// the diary the whole visit. Ranking fresh addresses ahead (an earlier design) left old ones to
+/// rotate unread, and split their visits.
 struct ConnectionQueue: Sendable {
-    private var urgent = Lane()
-    private var late = Lane()
-    private var rest = Lane()
-    private var urgentsTurn = true
-
-    private struct Lane: Sendable {
-        var ids: [TargetID] = []
-        var next = 0
-        var isEmpty: Bool { next == ids.count }
-
-        mutating func take() -> TargetID? {
-            guard next < ids.count else { return nil }
-            next += 1
-            return ids[next - 1]
-        }
-    }
+    private var ids: [TargetID] = []
+    private var next = 0
 
     /// Replaces the ranking with `candidates`, which must be sorted.
     mutating func rank(_ candidates: [ConnectionCandidate]) {
-        for k in [\Self.urgent, \.late, \.rest] as [WritableKeyPath<Self, Lane>] {
-            self[keyPath: k].ids.removeAll(keepingCapacity: true)
-            self[keyPath: k].next = 0
-        }
-        for candidate in candidates {
-            switch candidate.reason {
-            case .firstRead: urgent.ids.append(candidate.id)
-            case .lateFirstRead: late.ids.append(candidate.id)
-            case .reread, .share: rest.ids.append(candidate.id)
-            }
-        }
-        urgentsTurn = true
+        ids.removeAll(keepingCapacity: true)
+        ids.append(contentsOf: candidates.lazy.map(\.id))
+        next = 0
     }
 
     mutating func removeAll() { rank([]) }
 
-    var isEmpty: Bool { urgent.isEmpty && late.isEmpty && rest.isEmpty }
+    var isEmpty: Bool { next == ids.count }
 
-    /// The next target: first reads, urgent and late in turn while both lanes hold some, then
-    /// the rest in rank order.
-    mutating func next() -> TargetID? {
-        if !urgent.isEmpty, urgentsTurn || late.isEmpty {
-            urgentsTurn = false
-            return urgent.take()
-        }
-        if let id = late.take() {
-            urgentsTurn = true
-            return id
-        }
-        return rest.take()
+    /// The next target in rank order, nil when the ranking is used up.
+    mutating func take() -> TargetID? {
+        guard next < ids.count else { return nil }
+        next += 1
+        return ids[next - 1]
     }
 }

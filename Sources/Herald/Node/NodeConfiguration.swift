@@ -44,12 +44,6 @@ public struct NodeConfiguration: Hashable, Sendable {
     /// Read a known payload again after this long; nil never does (Herald
     /// `payloadDataUpdateTimeInterval`, default never).
     public var payloadUpdateInterval: Double? = nil
-    /// Targets never read and first seen within this long are read before those waiting longer.
-    /// An iPhone's new address after a rotation is seen within seconds of its visit's last
-    /// attributed sighting, and the diary closes a visit unseen for its check-out limit: set it
-    /// to the diary's `check_out_seconds`, so that in a crowd a rotated iPhone is read in time
-    /// rather than after a backlog that can no longer be read in time anyway.
-    public var urgentReadWindow: Double = 5 * 60
     /// Connect only to targets heard this recently: a device can only be connected to while it
     /// advertises.
     public var connectRecency: Double = 10
@@ -62,12 +56,12 @@ public struct NodeConfiguration: Hashable, Sendable {
     /// Report other venue beacons (payloads 0x30–0x37) as visitors. Off: a neighbouring beacon
     /// is not a person at the venue.
     public var recordVenueBeacons: Bool = false
-    /// Measurements kept per target before its payload is known; when full, every other one is
-    /// dropped, so the first and the latest survive and those kept stay evenly spread. In a crowd
-    /// these buffers were most of the node's memory (128 took 1 KB per unread phone). With 32 the
-    /// kept ones are at most a sixteenth of the wait apart: the diary extends a visit back
-    /// through gaps up to its check-out limit (5 min), so arrival times stay whole for phones
-    /// read within 80 minutes of arriving.
+    /// Measurements kept per target before its payload is known, spread evenly over the wait
+    /// (the first and the latest always kept; see `TargetRecord.buffer`). In a crowd these
+    /// buffers were most of the node's memory (128 took 1 KB per unread phone). With 32 the kept
+    /// ones are at most about a tenth of the wait apart (measured: a sixteenth to an eleventh):
+    /// the diary bridges gaps up to its check-out limit (5 min), so a phone read within about
+    /// 50 minutes of arriving keeps its whole visit.
     public var maximumBufferedMeasurements: Int = 32
 
     public init() {}

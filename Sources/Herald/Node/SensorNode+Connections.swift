@@ -40,7 +40,7 @@ extension SensorNode {
     mutating func startConnections(now: Double, into actions: inout [NodeAction]) {
         guard !refused, now >= nextAttemptAt else { return }
         while sessions < configuration.concurrentConnectionQuota, attempts < configuration.concurrentConnectionAttempts,
-            let id = connectQueue.next()
+            let id = connectQueue.take()
         {
             guard table.sessions[id] == nil, let record = table[id], connectionCandidate(record, now: now) != nil else { continue }
             // With others waiting, an address that does not answer within a few advertising
@@ -74,9 +74,7 @@ extension SensorNode {
         }
         let id = record.target.id
         guard let readAt = record.payloadReadAt, record.payload != nil else {
-            // Never read: those first seen within the urgent window, oldest first, then the rest.
-            let urgent = now - record.firstSeen <= configuration.urgentReadWindow
-            return ConnectionCandidate(reason: urgent ? .firstRead : .lateFirstRead, since: record.firstSeen, id: id)
+            return ConnectionCandidate(reason: .firstRead, since: record.firstSeen, id: id)
         }
         if let interval = configuration.payloadUpdateInterval, now - readAt >= interval {
             return ConnectionCandidate(reason: .reread, since: readAt, id: id)

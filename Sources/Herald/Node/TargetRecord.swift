@@ -119,13 +119,30 @@ struct TargetRecord: Sendable {
         return (target, payload, isIPhone)
     }
 
-    /// Stores a measurement taken before the payload is known. When the buffer is full every
-    /// other one is dropped: the first (the arrival time) and the latest survive.
+    /// Stores a measurement taken before the payload is known, keeping at most `limit` spread
+    /// evenly over the whole wait: the first (the arrival time) and the latest always survive.
+    ///
+    /// All but the last kept measurement are settled; the last is the latest one heard. A new
+    /// measurement settles the last one only when it comes at least the settled ones' mean
+    /// spacing after the newest settled one; otherwise it replaces the last. When the buffer is
+    /// full every other settled one is dropped, which doubles that spacing. So a phone read 20
+    /// minutes after it arrived keeps its measurements about a minute apart, not only its
+    /// first and its last few seconds (which would leave a gap the diary takes for a
+    /// check-out).
     mutating func buffer(_ measurement: BufferedMeasurement, limit: Int) {
-        if earlier.count >= max(limit, 2) {
+        let n = earlier.count
+        if n >= 3 {
+            let spacing = (earlier[n - 2].offset - earlier[0].offset) / Float(n - 2)
+            if measurement.offset - earlier[n - 2].offset < spacing {
+                earlier[n - 1] = measurement
+                return
+            }
+        }
+        if n >= max(limit, 3) {
             var kept = [BufferedMeasurement]()
-            kept.reserveCapacity(earlier.count / 2 + 1)
-            for k in stride(from: 0, to: earlier.count, by: 2) { kept.append(earlier[k]) }
+            kept.reserveCapacity(n / 2 + 2)
+            for k in stride(from: 0, to: n - 1, by: 2) { kept.append(earlier[k]) }
+            kept.append(earlier[n - 1])
             earlier = kept
         }
         earlier.append(measurement)

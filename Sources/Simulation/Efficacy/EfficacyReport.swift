@@ -6,10 +6,14 @@ public struct PayloadRead: Sendable, Equatable {
     /// Virtual seconds.
     public var time: Double
     public var payload: [UInt8]
+    /// The earliest measurement of the target taken before the read and attributed with it
+    /// (virtual seconds), nil when there were none.
+    public var earliestAttributed: Double?
 
-    public init(time: Double, payload: [UInt8]) {
+    public init(time: Double, payload: [UInt8], earliestAttributed: Double? = nil) {
         self.time = time
         self.payload = payload
+        self.earliestAttributed = earliestAttributed
     }
 }
 

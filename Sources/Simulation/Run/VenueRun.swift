@@ -148,8 +148,8 @@ public struct VenueRun {
             let work = output.work
             output.removeAll()
             for event in events {
-                if case .read(_, let payload, _, let time) = event, payload.kind == .herald {
-                    reads.append(PayloadRead(time: time, payload: payload.bytes))
+                if case .read(_, let payload, let earlier, let time) = event, payload.kind == .herald {
+                    reads.append(PayloadRead(time: time, payload: payload.bytes, earliestAttributed: earlier.map(\.time).min()))
                 }
                 pipeline.handle(event, wallOffset: origin)
             }
