@@ -7,11 +7,17 @@ import Testing
 enum Fixture {
     static let venue = VenueIdentity(country: 826, state: 4, code: 123123, name: "Erin's Stakehouse", area: "Leeds")
 
-    /// A CSV as the diary writes it: CRLF rows, header, one row with a comma in a quoted field.
+    /// A CSV written by the diary's exporter (CRLF rows, header): a closed visit, and an open
+    /// one recorded before the clock was synchronised.
     static let csv = Data(
-        ("visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean\r\n"
-            + "1,herald,300102030405,2026-01-14T18:00:00Z,2026-01-14T19:30:00Z,5400,812,-51,-63.5\r\n"
-            + "2,herald,30aabbccdd,2026-01-14T20:00:00Z,,600,80,-70,-77.25\r\n").utf8)
+        DiaryExport.csv([
+            Visit(
+                id: 1, kind: .herald, payload: [0x30, 1, 2, 3, 4, 5], checkIn: 1_768_413_600, lastSeen: 1_768_419_000,
+                checkOut: 1_768_419_000, samples: 812, rssiMax: -51, rssiSum: -51_562),
+            Visit(
+                id: 2, kind: .herald, payload: [0x30, 0xAA, 0xBB, 0xCC, 0xDD], checkIn: 1_768_420_800, lastSeen: 1_768_421_400,
+                samples: 80, rssiMax: -70, rssiSum: -6_180, clockUncorrected: true),
+        ]))
 
     static func document(visitsBeforeSync: Int = 0, venue: VenueIdentity = venue, csv: Data = csv) -> ExportDocument {
         ExportDocument(
