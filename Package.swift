@@ -10,6 +10,7 @@
 //   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
+//   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
 import PackageDescription
 
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
@@ -45,7 +46,18 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml]),
-        .executableTarget(name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging]),
+        .executableTarget(
+            name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
+            linkerSettings: [
+                // Release builds (what ships): LLVM's linker, which packs the ~90,000 relative
+                // relocations of a position-independent executable into 17 KB (DT_RELR, glibc
+                // ≥ 2.36; they took 2.2 MB that the loader reads at every start), and no dynamic
+                // symbol table of our own symbols (1.4 MB the loader hashed through): 3.3 MB less
+                // resident memory (BENCHMARKS.md, "run process").
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    .when(platforms: [.linux], configuration: .release))
+            ]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),

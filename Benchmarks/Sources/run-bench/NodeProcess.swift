@@ -8,8 +8,9 @@ struct NodeProcess {
     let log: String
 
     /// Writes the config (the default venue, the diary in `directory`, the controller at
-    /// `device`) and starts `binary run` with `$NOTIFY_SOCKET` set.
-    static func start(binary: String, directory: String, device: String, notifySocket: String) throws -> NodeProcess {
+    /// `device`) and starts `binary run` with `$NOTIFY_SOCKET` set and the `Environment=` lines of
+    /// the systemd unit (as the service runs).
+    static func start(binary: String, directory: String, device: String, notifySocket: String, unitEnvironment: [String: String]) throws -> NodeProcess {
         let config = directory + "/venue-beacon.toml"
         let text = """
             [venue]
@@ -38,6 +39,7 @@ struct NodeProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notifySocket
         environment.removeValue(forKey: "VENUE_BEACON_CONFIG")
+        environment.merge(unitEnvironment) { _, unit in unit }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: log)
@@ -119,3 +121,18 @@ func readProcFile(_ path: String) -> String? {
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// `NAME=value` pairs of a systemd unit's `Environment=` lines (unquoted values only, which is
+/// all ours uses).
+func unitEnvironment(_ path: String) -> [String: String] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+    var result: [String: String] = [:]
+    for line in text.split(separator: "\n") where line.hasPrefix("Environment=") {
+        for pair in line.dropFirst("Environment=".count).split(separator: " ") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { result[String(parts[0])] = String(parts[1]) }
+        }
+    }
+    return result
+}
+

@@ -5,6 +5,8 @@
 //   swift build -c release --package-path Benchmarks --product run-bench
 //   Benchmarks/.build/release/run-bench [--binary .build/release/venue-beacon] [--starts 5]
 //       [--visits 1000000] [--targets 0,1000,10000] [--minutes 3] [--work /tmp/run-bench]
+//       [--unit systemd/venue-beacon.service]   (its Environment= lines are the child's, as under
+//                                               systemd; --unit "" for none)
 //
 // The child runs with a temporary config (the default venue, its diary in a fresh directory)
 // against the simulated air served on a unix socket (AirServer), and `$NOTIFY_SOCKET` pointing
@@ -29,6 +31,8 @@ let diaryVisits = option("--visits").flatMap { Int($0) } ?? 1_000_000
 let crowds = (option("--targets") ?? "0,1000,10000").split(separator: ",").compactMap { Int($0) }
 let minutes = option("--minutes").flatMap { Double($0) } ?? 3
 let work = option("--work") ?? "/tmp/run-bench"
+let unit = option("--unit") ?? "systemd/venue-beacon.service"
+let environmentOfUnit = unit.isEmpty ? [:] : unitEnvironment(unit)
 let sampleEvery = 5.0
 
 signal(SIGPIPE, SIG_IGN)
@@ -94,7 +98,7 @@ func fillDiary(_ path: String, visits count: Int) throws {
 /// within a minute).
 func startNode(in directory: String) throws -> (NodeProcess, Double?) {
     notify.clear()
-    let node = try NodeProcess.start(binary: binary, directory: directory, device: air.path, notifySocket: notify.path)
+    let node = try NodeProcess.start(binary: binary, directory: directory, device: air.path, notifySocket: notify.path, unitEnvironment: environmentOfUnit)
     let ready = notify.wait(for: "READY=1", timeout: .seconds(60))
     return (node, ready.map { seconds($0 - node.spawned) })
 }
@@ -117,6 +121,7 @@ func measureStarts(_ label: String, directory: () throws -> String) throws {
 }
 
 print("== run-bench: \(binary); machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"), \(Date())")
+print("   environment from \(unit.isEmpty ? "no unit" : unit): \(environmentOfUnit.isEmpty ? "none" : environmentOfUnit.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
 air.serve(crowd(0, until: 0))
 if starts > 0 {
     print("== start to READY (idle air)")
