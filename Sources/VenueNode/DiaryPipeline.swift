@@ -48,8 +48,12 @@ public struct DiaryPipeline {
         var lastUsed: Double
     }
 
-    /// How often retention runs, and how long a target's cached key outlives its last use.
+    /// How often retention runs.
     public static let purgeInterval: Double = 3600
+    /// How long a target's cached key outlives its last use (swept every minute). Short: a key
+    /// found again costs one payload hash, while each GAEN identifier (a new one every ~15
+    /// minutes per phone) would otherwise hold an entry for an hour.
+    public static let keyLifetime: Double = 600
 
     public init(diary: VenueDiary) {
         self.diary = diary
@@ -93,8 +97,8 @@ public struct DiaryPipeline {
     public mutating func tick(now: Double, purgeAllowed: Bool = true) throws -> [VisitChange] {
         let changes = try diary.tick(now: now)
         if now >= nextSweep {
-            nextSweep = now + Self.purgeInterval
-            keys = keys.filter { now - $0.value.lastUsed < Self.purgeInterval }
+            nextSweep = now + 60
+            keys = keys.filter { now - $0.value.lastUsed < Self.keyLifetime }
         }
         if purgeAllowed, now >= (nextPurge ?? -.infinity) {
             nextPurge = now + Self.purgeInterval

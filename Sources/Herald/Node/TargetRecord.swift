@@ -39,8 +39,8 @@ struct TargetRecord: Sendable {
     }
 
     // Stored fields go widest first, so that the small ones pack together: a crowd keeps tens of
-    // thousands of records (104 bytes each, 176 before; the table's dictionary pays the stride
-    // for every slot, free ones included).
+    // thousands of records (104 bytes each, 176 before; the table's array of slots pays the
+    // stride for every slot, free ones included).
     var target: Target
     var firstSeen: Double
     /// Set only by ``TargetTable`` (insert and ``TargetTable/sight(_:now:_:)``), which keeps its
