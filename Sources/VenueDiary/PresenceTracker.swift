@@ -69,7 +69,11 @@ public struct PresenceTracker: Sendable {
     public let checkOut: Double
     public let minRSSI: Int?
     public let maxVisit: Double
-    /// How long an identity without an open visit keeps its key before its slot is reused.
+    /// How long an identity without an open visit keeps its key before its slot is reused: long
+    /// enough for measurements a late payload read attributes to it (see
+    /// ``attribute(_:to:)``). Identities whose payload comes in every advert (GAEN, advert
+    /// protocols) are never attributed anything late, and each GAEN phone brings a new one about
+    /// every 15 minutes: theirs go after the check-out limit (or this, if shorter).
     public let keyLifetime: Double
 
     private var slots: [Slot] = []
@@ -221,7 +225,7 @@ public struct PresenceTracker: Sendable {
             case .idle:
                 if slots[i].idleSince.isNaN {
                     slots[i].idleSince = now
-                } else if now - slots[i].idleSince > keyLifetime {
+                } else if now - slots[i].idleSince > lifetime(slots[i].kind) {
                     release(i)
                 }
             case .free:
@@ -422,6 +426,13 @@ public struct PresenceTracker: Sendable {
         openVisitCount += 1
         if s.phase == .checkedIn {
             changes.append(VisitChange(event: .reopened, key: key(of: i), visit: visit(of: i, s, checkOut: nil)))
+        }
+    }
+
+    private func lifetime(_ kind: PayloadKind) -> Double {
+        switch kind {
+        case .gaen, .advert: min(keyLifetime, checkOut)
+        case .herald, .opentrace: keyLifetime
         }
     }
 

@@ -320,6 +320,23 @@ import Testing
         #expect(changes.events(.walkPast).map(\.checkOut) == [150])
     }
 
+    /// A GAEN identifier is never attributed late measurements, and each phone brings a new one
+    /// every ~15 minutes: its key goes after the check-out limit, a Herald payload's after an hour.
+    @Test mutating func advertIdentitiesAreReleasedAfterTheCheckOutLimit() {
+        let gaen = tracker.key(for: .gaen, payload: Array(repeating: 7, count: 16))
+        let herald = tracker.key(for: .herald, payload: phone)
+        sight(gaen, [0, 200])
+        sight(herald, [0, 200])
+        tracker.advance(to: 501)  // both checked out at 200, idle since 501
+        tracker.advance(to: 801)
+        #expect(tracker.trackedIdentities == 2)
+        tracker.advance(to: 802)
+        #expect(tracker.trackedIdentities == 1)
+        let gaenRecorded = tracker.record(gaen, time: 803, rssi: -60)
+        let heraldRecorded = tracker.record(herald, time: 803, rssi: -60)
+        #expect(!gaenRecorded && heraldRecorded)
+    }
+
     @Test mutating func idleKeysAreReleasedAndTheirSlotsReused() {
         tracker = PresenceTracker(settings: settings(), keyLifetime: 600)
         let old = tracker.key(for: .herald, payload: phone)
