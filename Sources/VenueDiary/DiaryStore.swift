@@ -75,9 +75,9 @@ public struct DiaryStore: Sendable {
         config.busyMode = .timeout(10)
         // Each connection's page cache, 512 KiB (SQLite's default is 2 MiB): the service writes
         // the diary's tail and exports stream it once; neither gains from more.
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
-        if !readOnly {
-            config.prepareDatabase { db in
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA cache_size = -512")
+            if !readOnly {
                 try db.execute(sql: "PRAGMA page_size = \(Self.pageSize); PRAGMA secure_delete = ON")
             }
         }

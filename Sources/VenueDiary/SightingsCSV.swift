@@ -183,7 +183,7 @@ public enum SightingsCSV {
         guard let year = number(0, 4), at(4, "-"), let month = number(5, 2), at(7, "-"), let day = number(8, 2),
             c.count > 10, [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(c[10]),
             let hour = number(11, 2), at(13, ":"), let minute = number(14, 2), at(16, ":"), let second = number(17, 2),
-            CivilDate(year: year, month: month, day: day).isValid, hour < 24, minute < 60, second < 60
+            case let date = CivilDate(year: year, month: month, day: day), date.isValid, hour < 24, minute < 60, second < 60
         else { return nil }
 
         var i = 19
@@ -214,7 +214,7 @@ public enum SightingsCSV {
             return nil
         }
         guard i == c.count else { return nil }
-        let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
+        let days = date.daysSinceEpoch
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
     }
 }

@@ -20,7 +20,7 @@ struct TargetTable: Sendable {
     private var generations: [UInt32] = []
     private var freeSlots: [Int] = []
     /// Targets followed.
-    private(set) var count = 0
+    var count: Int { slots.count - freeSlots.count }
     /// The node's connections, by target: a handful (the connection quota), out of the records
     /// (most targets never have one).
     var sessions: [TargetID: TargetRecord.Session] = [:]
@@ -209,7 +209,6 @@ struct TargetTable: Sendable {
         let id = TargetID(rawValue: UInt64(generations[slot]) << 32 | UInt64(slot + 1))
         let target = Target(id: id, address: address, addressType: addressType, pseudoAddress: pseudo)
         slots[slot] = TargetRecord(target: target, source: source, now: now)
-        count += 1
         push(id, source: source, seen: now)
         byAddress[address] = id
         if let pseudo { byPseudo[pseudo] = id }
@@ -221,7 +220,6 @@ struct TargetTable: Sendable {
         slots[slot] = nil
         generations[slot] &+= 1
         freeSlots.append(slot)
-        count -= 1
         sessions[id] = nil
         if byAddress[record.target.address] == id { byAddress[record.target.address] = nil }
         if let pseudo = record.target.pseudoAddress, byPseudo[pseudo] == id { byPseudo[pseudo] = nil }
