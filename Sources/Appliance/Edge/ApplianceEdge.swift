@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import Synchronization
 import VenueDiary
@@ -37,13 +38,16 @@ public final class ApplianceEdge: Sendable {
 
     /// How often clock sync, opening hours and the outbox are looked at.
     let tick: Duration
+    /// How long the radio runs before the executable's start-up code is paged out
+    /// (``StartupCode``); nil: never.
+    let startupCodeLifetime: Duration?
 
     /// Opens GPIO when `[gpio] enabled` (a problem is logged and the node runs without LEDs: it
     /// keeps recording visits), finds the notify socket, and builds the hooks.
     public static func start(
         settings: Settings, logger: Logger, gpio: any GPIOBackend = GPIOBackendV1(), detector: ClockSyncDetector = .system,
         environment: [String: String] = ProcessInfo.processInfo.environment, tick: Duration = .seconds(10),
-        diaryFlusher: DiaryFlusher? = nil
+        diaryFlusher: DiaryFlusher? = nil, startupCodeLifetime: Duration? = .seconds(60)
     ) async -> ApplianceEdge {
         var panel: GPIOPanel?
         if settings.gpio.enabled {
@@ -56,7 +60,7 @@ public final class ApplianceEdge: Sendable {
         }
         let edge = ApplianceEdge(
             settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick,
-            diaryFlusher: diaryFlusher)
+            diaryFlusher: diaryFlusher, startupCodeLifetime: startupCodeLifetime)
         // Known before the diary opens, so it stamps visits with the right clock from the start.
         if await edge.detectSync() {
             edge.state.withLock { $0.clockSynchronised = true }
@@ -68,9 +72,10 @@ public final class ApplianceEdge: Sendable {
 
     init(
         settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String], tick: Duration,
-        diaryFlusher: DiaryFlusher?
+        diaryFlusher: DiaryFlusher?, startupCodeLifetime: Duration? = nil
     ) {
         self.tick = tick
+        self.startupCodeLifetime = startupCodeLifetime
         let notifier = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let delivery = ExportDelivery(settings: settings.export)
@@ -143,6 +148,8 @@ public final class ApplianceEdge: Sendable {
     public func shutdown() { panel?.stop() }
 
     private func housekeeping() async {
+        var runningSince: ContinuousClock.Instant?
+        var startupCodeKept = startupCodeLifetime != nil
         while !Task.isCancelled {
             // Once synchronised, always: the diary's correction happens once (in the service).
             if !state.withLock({ $0.clockSynchronised }), await detectSync() {
@@ -160,11 +167,39 @@ public final class ApplianceEdge: Sendable {
             }
             if let problem = report.problem { logger.error("outbox: \(problem)") }
 
+            if startupCodeKept, let lifetime = startupCodeLifetime {
+                switch radio {
+                case .running, .partial:
+                    let since = runningSince ?? ContinuousClock.now
+                    runningSince = since
+                    if ContinuousClock.now - since >= lifetime {
+                        startupCodeKept = false
+                        pageOutStartupCode()
+                    }
+                case .starting, .unavailable:
+                    runningSince = nil
+                }
+            }
+
             var wait = tick
             if let change = schedule?.nextChange(after: now) {
                 wait = min(wait, .milliseconds(max(Int(change.timeIntervalSince(now) * 1000), 0) + 10))
             }
             try? await Task.sleep(for: wait)
+        }
+    }
+
+    /// Once the node has run a while: what only start-up used leaves memory (``StartupCode``).
+    private func pageOutStartupCode() {
+        guard let report = StartupCode.pageOut() else {
+            logger.debug("start-up code: /proc/self/maps not readable; kept")
+            return
+        }
+        let megabytes = String(format: "%.1f", Double(report.bytes) / 1_048_576)
+        if let error = report.error {
+            logger.notice("start-up code: madvise failed (\(String(cString: strerror(error)))); kept in memory")
+        } else {
+            logger.debug("start-up code: \(report.mappings.count) mappings of the executable (\(megabytes) MB) paged out")
         }
     }
 
