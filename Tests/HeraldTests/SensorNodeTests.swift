@@ -480,6 +480,21 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
 }
 
 @Suite struct PayloadSharingTests {
+    /// The sharing window's order is the byte-wise order `lexicographicallyPrecedes` gives.
+    @Test func payloadOrderIsByteWise() {
+        var state: UInt64 = 42
+        func byte() -> UInt8 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            return UInt8(truncatingIfNeeded: state >> 61)  // 0...7: many equal prefixes
+        }
+        for _ in 0..<2000 {
+            let a = (0..<Int(byte())).map { _ in byte() }
+            let b = (0..<Int(byte())).map { _ in byte() }
+            #expect(SensorNode.precedes(a, b) == a.lexicographicallyPrecedes(b), "\(a) \(b)")
+            #expect(!SensorNode.precedes(a, a))
+        }
+    }
+
     /// Two iPhones read and confirmed, seen at `now`.
     func twoIPhones(_ h: inout NodeHarness) throws -> (Target, Target) {
         let a = try #require(h.advert(1, .apple, at: 0).detects.first)

@@ -1,8 +1,9 @@
 /// A 48-bit Bluetooth device address. Stored as an integer (no allocation, cheap to hash);
 /// on the wire it is six bytes, least significant first; as text it is `AA:BB:CC:DD:EE:FF`,
 /// most significant first.
-public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct BluetoothAddress: WordHashable, Sendable, Comparable, CustomStringConvertible {
     public var rawValue: UInt64
+    public var hashWord: UInt64 { rawValue }
 
     public init(rawValue: UInt64) { self.rawValue = rawValue & 0xFFFF_FFFF_FFFF }
 

@@ -6,9 +6,10 @@ import BLEHost
 /// Herald draws a random Int64, writes it as 8 bytes little-endian and advertises bytes 2–7, i.e.
 /// bits 16–63; a reader prepends two zero bytes and reads an Int64 little-endian. Held here as the
 /// six advertised bytes read as a 48-bit little-endian integer (no allocation, cheap to hash).
-public struct PseudoDeviceAddress: Hashable, Sendable, CustomStringConvertible {
+public struct PseudoDeviceAddress: WordHashable, Sendable, CustomStringConvertible {
     /// The six advertised bytes, first byte least significant.
     public var rawValue: UInt64
+    public var hashWord: UInt64 { rawValue }
 
     public static let size = 6
 

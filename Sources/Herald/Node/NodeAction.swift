@@ -93,7 +93,7 @@ public struct AdvertSighting: Hashable, Sendable {
     }
 
     /// One report from the controller, classified.
-    public init(report: LEAdvertisingReport, classifier: AdvertClassifier) {
+    public init(report: borrowing LEAdvertisingReport, classifier: borrowing AdvertClassifier) {
         self.init(
             address: report.address, addressType: report.addressType,
             connectable: report.eventType == .scanResponse ? nil : report.eventType.isConnectable,

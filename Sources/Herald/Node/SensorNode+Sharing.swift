@@ -32,7 +32,7 @@ extension SensorNode {
         guard !candidates.isEmpty else { return nil }
         // A stable order, so that rounds walk through all of them; two targets can carry one
         // payload (a phone seen again at a new address): share it once.
-        candidates.sort { $0.lexicographicallyPrecedes($1) }
+        candidates.sort(by: Self.precedes)
         candidates = candidates.enumerated().filter { $0.offset == 0 || candidates[$0.offset - 1] != $0.element }.map(\.element)
         let perWrite = max(1, SharedPayloads.maximumConcatenatedBytes / own.count)
         var chosen = candidates
@@ -42,5 +42,17 @@ extension SensorNode {
         }
         let data = SharedPayloads.concatenate(chosen, length: own.count)
         return data.isEmpty ? nil : data
+    }
+
+    /// Byte-wise order of two payloads, shorter first on a common prefix (as
+    /// `lexicographicallyPrecedes`, without its generic iterators: this sort runs at every
+    /// connection that shares).
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                for k in 0..<min(x.count, y.count) where x[k] != y[k] { return x[k] < y[k] }
+                return x.count < y.count
+            }
+        }
     }
 }

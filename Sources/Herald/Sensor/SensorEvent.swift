@@ -63,8 +63,9 @@ public struct Target: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The node's identity for a target; never reused while the node runs.
-public struct TargetID: Hashable, Sendable, Comparable {
+public struct TargetID: WordHashable, Sendable, Comparable {
     public var rawValue: UInt64
+    public var hashWord: UInt64 { rawValue }
     public init(rawValue: UInt64) { self.rawValue = rawValue }
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
