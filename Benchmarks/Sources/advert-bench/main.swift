@@ -3,6 +3,7 @@
 //
 //   swift build -c release --package-path Benchmarks
 //   Benchmarks/.build/release/advert-bench [--reports N] [--devices N] [--no-peer]
+//       [--stream distinct|repeats] [--pipeline-only]     (one stream or one stage, for a profiler)
 //
 // Two streams of LE Advertising Report events (one report per event, as controllers mostly send
 // them), built with the simulation's devices and the controller-side HCI encoder:
@@ -27,6 +28,8 @@ struct Options {
     var reports = 1_000_000
     var devices = 500
     var peer = true
+    var streams = ["distinct", "repeats"]
+    var pipelineOnly = false
 
     init(_ arguments: [String]) {
         var i = 1
@@ -35,6 +38,8 @@ struct Options {
             case "--reports": i += 1; reports = Int(arguments[i]) ?? reports
             case "--devices": i += 1; devices = Int(arguments[i]) ?? devices
             case "--no-peer": peer = false
+            case "--stream": i += 1; streams = [arguments[i]]
+            case "--pipeline-only": pipelineOnly = true; peer = false
             default: FileHandle.standardError.write(Data("unknown argument \(arguments[i])\n".utf8))
             }
             i += 1
@@ -155,8 +160,14 @@ func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classif
     var pipeline = DiaryPipeline(diary: try VenueDiary(store: try DiaryStore(path: path), settings: DiarySettings(), now: origin))
     var node = SensorNode()
     var actions: [NodeAction] = []
-    // Which device an address belongs to, for answering the node's connections at once.
+    // Which device an address belongs to, for answering the node's connections at once: the
+    // harness's own bookkeeping, built before the clock starts.
     var deviceOf: [BluetoothAddress: Int] = [:]
+    deviceOf.reserveCapacity(min(stream.count, devices.count * 4096))
+    for advert in stream {
+        guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
+        for report in reports { deviceOf[report.address] = advert.device }
+    }
     var errors = 0
     // Link actions are answered at once, at the time of the advert or tick that caused them.
     var now = 0.0
@@ -199,7 +210,6 @@ func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classif
             }
             guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
             for report in reports {
-                if deviceOf.count < 200_000 { deviceOf[report.address] = advert.device }
                 node.advert(AdvertSighting(report: report, classifier: classifier), now: now, into: &actions)
             }
             perform()
@@ -237,12 +247,12 @@ let devices = venueDevices(options.devices)
 let classifier = try AdvertClassifier()
 print("advert-bench: \(options.reports) reports per stream; repeats over \(devices.count) devices")
 print("stream    stage     reports/s (wall)  reports/s (CPU)  peer reports/s  ours/peer")
-for (label, stream) in [("distinct", distinctStream(devices, count: options.reports)), ("repeats", repeatsStream(devices, count: options.reports))] {
+for label in options.streams {
+    let stream = label == "distinct" ? distinctStream(devices, count: options.reports) : repeatsStream(devices, count: options.reports)
     let n = Double(stream.count)
     let peerRate = options.peer ? peer(stream, label: label) : nil
-    let classify = classifyStage(stream, classifier)
-    let decode = decodeStage(stream, classifier)
     let (pipeline, visits, errors) = try pipelineStage(stream, devices: devices, classifier: classifier, label: label)
+    defer { print("          pipeline: \(visits) visits in the diary, \(errors) write errors") }
     func row(_ stage: String, _ t: Timing, peer: Double?) {
         let ratio = peer.map { String(format: "%.2f", n / t.wall / $0) } ?? "–"
         let peerText = peer.map { String(format: "%.0f", $0) } ?? "–"
@@ -251,8 +261,9 @@ for (label, stream) in [("distinct", distinctStream(devices, count: options.repo
                 + String(format: "%-18.0f%-17.0f", n / t.wall, n / t.cpu) + peerText.padding(toLength: 16, withPad: " ", startingAt: 0)
                 + ratio)
     }
-    row("classify", classify, peer: peerRate)
-    row("decode", decode, peer: peerRate)
+    if !options.pipelineOnly {
+        row("classify", classifyStage(stream, classifier), peer: peerRate)
+        row("decode", decodeStage(stream, classifier), peer: peerRate)
+    }
     row("pipeline", pipeline, peer: nil)
-    print("          pipeline: \(visits) visits in the diary, \(errors) write errors")
 }
