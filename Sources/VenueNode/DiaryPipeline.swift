@@ -140,9 +140,9 @@ public struct DiaryPipeline {
     }
 
     private mutating func key(for target: TargetID, payload: SensorPayload, now: Double) -> VisitKey {
-        if let cached = keys[target], cached.payload == payload {
-            keys[target]?.lastUsed = now
-            return cached.key
+        if let index = keys.index(forKey: target), keys.values[index].payload == payload {
+            keys.values[index].lastUsed = now  // in place: one lookup a measurement
+            return keys.values[index].key
         }
         let key = diary.key(for: Self.kind(payload.kind), payload: payload.bytes)
         keys[target] = CachedKey(key: key, payload: payload, lastUsed: now)

@@ -152,28 +152,37 @@ func decodeStage(_ stream: [StreamAdvert], _ classifier: AdvertClassifier) -> Ti
     }
 }
 
-/// The whole pipeline; returns its timing and the visits the diary holds at the end.
-func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classifier: AdvertClassifier, label: String) throws -> (Timing, Int, Int) {
-    let path = NSTemporaryDirectory() + "advert-bench-\(getpid())-\(label).sqlite"
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+/// The whole pipeline's state, owned by one value as the node's own loop owns its driver: its
+/// methods run the stream with static exclusivity (state captured by closures is checked at
+/// run time on every access, which measured a fifth of this stage before).
+struct PipelineRun {
+    let devices: [SimulatedDevice]
+    let classifier: AdvertClassifier
     let origin = VenueConfiguration.defaultOrigin
-    var pipeline = DiaryPipeline(diary: try VenueDiary(store: try DiaryStore(path: path), settings: DiarySettings(), now: origin))
+    let reportsPerSecond: Double
+    var pipeline: DiaryPipeline
     var node = SensorNode()
     var actions: [NodeAction] = []
-    // Which device an address belongs to, for answering the node's connections at once: the
-    // harness's own bookkeeping, built before the clock starts.
+    /// Which device an address belongs to, for answering the node's connections at once: the
+    /// harness's own bookkeeping, built before the clock starts.
     var deviceOf: [BluetoothAddress: Int] = [:]
-    deviceOf.reserveCapacity(min(stream.count, devices.count * 4096))
-    for advert in stream {
-        guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
-        for report in reports { deviceOf[report.address] = advert.device }
-    }
     var errors = 0
-    // Link actions are answered at once, at the time of the advert or tick that caused them.
+    /// Link actions are answered at once, at the time of the advert or tick that caused them.
     var now = 0.0
-    let reportsPerSecond = Double(devices.count) * 4
 
-    func perform() {
+    init(_ stream: [StreamAdvert], devices: [SimulatedDevice], classifier: AdvertClassifier, diaryPath: String) throws {
+        self.devices = devices
+        self.classifier = classifier
+        reportsPerSecond = Double(devices.count) * 4
+        pipeline = DiaryPipeline(diary: try VenueDiary(store: try DiaryStore(path: diaryPath), settings: DiarySettings(), now: origin))
+        deviceOf.reserveCapacity(min(stream.count, devices.count * 4096))
+        for advert in stream {
+            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
+            for report in reports { deviceOf[report.address] = advert.device }
+        }
+    }
+
+    mutating func perform() {
         var i = 0
         while i < actions.count {
             let action = actions[i]
@@ -198,7 +207,7 @@ func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classif
         actions.removeAll(keepingCapacity: true)
     }
 
-    let timing = measure {
+    mutating func run(_ stream: [StreamAdvert]) {
         var second = 0.0
         for (i, advert) in stream.enumerated() {
             now = Double(i) / reportsPerSecond
@@ -216,8 +225,17 @@ func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classif
         }
         do { _ = try pipeline.close(now: origin + Double(stream.count) / reportsPerSecond) } catch { errors += 1 }
     }
-    let visits = (try? pipeline.diary.store.stats().visits) ?? -1
-    return (timing, visits, errors)
+}
+
+/// The whole pipeline; returns its timing, the visits the diary holds at the end, write errors
+/// and the targets the node follows at the end.
+func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classifier: AdvertClassifier, label: String) throws -> (Timing, Int, Int, Int) {
+    let path = NSTemporaryDirectory() + "advert-bench-\(getpid())-\(label).sqlite"
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    var run = try PipelineRun(stream, devices: devices, classifier: classifier, diaryPath: path)
+    let timing = measure { run.run(stream) }
+    let visits = (try? run.pipeline.diary.store.stats().visits) ?? -1
+    return (timing, visits, run.errors, run.node.targetCount)
 }
 
 func peer(_ stream: [StreamAdvert], label: String) -> Double? {
@@ -251,8 +269,8 @@ for label in options.streams {
     let stream = label == "distinct" ? distinctStream(devices, count: options.reports) : repeatsStream(devices, count: options.reports)
     let n = Double(stream.count)
     let peerRate = options.peer ? peer(stream, label: label) : nil
-    let (pipeline, visits, errors) = try pipelineStage(stream, devices: devices, classifier: classifier, label: label)
-    defer { print("          pipeline: \(visits) visits in the diary, \(errors) write errors") }
+    let (pipeline, visits, errors, targets) = try pipelineStage(stream, devices: devices, classifier: classifier, label: label)
+    defer { print("          pipeline: \(visits) visits in the diary, \(errors) write errors, \(targets) targets followed at the end") }
     func row(_ stage: String, _ t: Timing, peer: Double?) {
         let ratio = peer.map { String(format: "%.2f", n / t.wall / $0) } ?? "–"
         let peerText = peer.map { String(format: "%.0f", $0) } ?? "–"

@@ -28,12 +28,14 @@ extension SensorNode {
     /// all fit. Nil when there is nothing to share.
     func sharingData(for record: TargetRecord, now: Double) -> [UInt8]? {
         guard configuration.payloadSharing, let own = record.payload?.bytes, !own.isEmpty else { return nil }
-        var candidates = recentIPhonePayloads.values.filter { Self.shareable($0, now: now, own: own, expiry: configuration.payloadSharingExpiry) }.map(\.bytes)
-        guard !candidates.isEmpty else { return nil }
-        // A stable order, so that rounds walk through all of them; two targets can carry one
-        // payload (a phone seen again at a new address): share it once.
-        candidates.sort(by: Self.precedes)
-        candidates = candidates.enumerated().filter { $0.offset == 0 || candidates[$0.offset - 1] != $0.element }.map(\.element)
+        var recent = recentIPhonePayloads.values.filter { Self.shareable($0, now: now, own: own, expiry: configuration.payloadSharingExpiry) }
+        guard !recent.isEmpty else { return nil }
+        // A stable order, so that rounds walk through all of them (by fingerprint, then bytes);
+        // two targets can carry one payload (a phone seen again at a new address): share it once.
+        recent.sort { $0.order != $1.order ? $0.order < $1.order : Self.precedes($0.bytes, $1.bytes) }
+        var candidates: [[UInt8]] = []
+        candidates.reserveCapacity(recent.count)
+        for payload in recent where candidates.last != payload.bytes { candidates.append(payload.bytes) }
         let perWrite = max(1, SharedPayloads.maximumConcatenatedBytes / own.count)
         var chosen = candidates
         if candidates.count > perWrite {

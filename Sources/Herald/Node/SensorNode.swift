@@ -15,8 +15,19 @@ public struct SensorNode: Sendable {
     var recentIPhonePayloads: [TargetID: RecentPayload] = [:]
 
     struct RecentPayload: Sendable {
-        var bytes: [UInt8]
+        let bytes: [UInt8]
         var seen: Double
+        /// Where the payload goes in the order sharing walks (FNV-1a of the bytes): a
+        /// fingerprint sorts faster than the payloads, which share their first bytes.
+        let order: UInt64
+
+        init(bytes: [UInt8], seen: Double) {
+            self.bytes = bytes
+            self.seen = seen
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            order = hash
+        }
     }
     /// Sessions still connecting, and all sessions (connecting included).
     var attempts = 0
@@ -122,7 +133,13 @@ public struct SensorNode: Sendable {
         }
         guard let measured = measured ?? nil else { return }
         if measured.isIPhone, let payload = measured.payload {
-            recentIPhonePayloads[measured.target.id] = RecentPayload(bytes: payload.bytes, seen: now)
+            // Arrays sharing storage compare equal at once: the fingerprint is taken when the
+            // payload is new.
+            if recentIPhonePayloads[measured.target.id]?.bytes == payload.bytes {
+                recentIPhonePayloads[measured.target.id]?.seen = now
+            } else {
+                recentIPhonePayloads[measured.target.id] = RecentPayload(bytes: payload.bytes, seen: now)
+            }
         }
         actions.append(.event(.measure(measured.target, rssi: rssi, payload: measured.payload, time: now)))
     }
