@@ -17,6 +17,7 @@ extension SensorNode {
         let withSession = table.sessions.keys.sorted()
         counters.targetsForgotten += table.forgetUnseen(now: now)
         var candidates = [ConnectionCandidate]()
+        candidates.reserveCapacity(table.recentCount)
         // The walk modifies the table in place, so it may not touch `self`: it gets copies.
         let configuration = configuration, recent = recentIPhonePayloads
         table.forEachRecent(now: now) { record in

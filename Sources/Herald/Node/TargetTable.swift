@@ -30,6 +30,8 @@ struct TargetTable: Sendable {
     /// and dropped by ``forEachRecent(now:_:)`` once not heard within the connection recency or
     /// no longer able to be due (``TargetRecord/listedRecent`` says who is in).
     private var recent: [TargetID] = []
+    /// How many targets ``forEachRecent(now:_:)`` may visit (an upper bound).
+    var recentCount: Int { recent.count }
     /// Targets whose payload comes in their adverts, and all others: forgotten after different
     /// intervals (``NodeConfiguration/advertTargetCleanInterval``).
     private var advertTargets = LastSeenQueue()
