@@ -82,6 +82,35 @@ import VenueNode
         #expect(answers.withLock { $0 } == ["yes"])
     }
 
+    /// The start-up code is paged out once, after the radio has run for the lifetime given; not
+    /// while it is starting or unavailable (a node that never gets its radio keeps its code
+    /// warm for the retries).
+    @Test func startupCodeIsPagedOutOnceAfterTheRadioRuns() async throws {
+        let dir = TemporaryDirectory("edge")
+        let calls = Mutex(0)
+        let edge = await ApplianceEdge.start(
+            settings: try settings(dir, gpio: false), logger: Logger(label: "test"), gpio: FakeGPIO(),
+            detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }), environment: [:],
+            tick: .milliseconds(10), startupCodeLifetime: .milliseconds(100),
+            pageOut: {
+                calls.withLock { $0 += 1 }
+                return StartupCode.Report(mappings: [], error: nil)
+            })
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await edge.run() }
+            try? await Task.sleep(for: .milliseconds(300))
+            #expect(calls.withLock { $0 } == 0, "still starting")
+            edge.hooks.radio(.unavailable("no adapter"))
+            try? await Task.sleep(for: .milliseconds(300))
+            #expect(calls.withLock { $0 } == 0, "radio unavailable")
+            edge.hooks.radio(.running)
+            #expect(await eventually { calls.withLock { $0 } == 1 })
+            try? await Task.sleep(for: .milliseconds(300))
+            #expect(calls.withLock { $0 } == 1, "once only")
+            group.cancelAll()
+        }
+    }
+
     @Test func ledsButtonExportAndClockSync() async throws {
         let dir = TemporaryDirectory("edge")
         let gpio = FakeGPIO()

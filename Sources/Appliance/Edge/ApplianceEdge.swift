@@ -41,13 +41,16 @@ public final class ApplianceEdge: Sendable {
     /// How long the radio runs before the executable's start-up code is paged out
     /// (``StartupCode``); nil: never.
     let startupCodeLifetime: Duration?
+    /// Pages it out (``StartupCode/pageOut()``; tests count the calls).
+    let pageOut: @Sendable () -> StartupCode.Report?
 
     /// Opens GPIO when `[gpio] enabled` (a problem is logged and the node runs without LEDs: it
     /// keeps recording visits), finds the notify socket, and builds the hooks.
     public static func start(
         settings: Settings, logger: Logger, gpio: any GPIOBackend = GPIOBackendV1(), detector: ClockSyncDetector = .system,
         environment: [String: String] = ProcessInfo.processInfo.environment, tick: Duration = .seconds(10),
-        diaryFlusher: DiaryFlusher? = nil, startupCodeLifetime: Duration? = .seconds(60)
+        diaryFlusher: DiaryFlusher? = nil, startupCodeLifetime: Duration? = .seconds(60),
+        pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut
     ) async -> ApplianceEdge {
         var panel: GPIOPanel?
         if settings.gpio.enabled {
@@ -60,7 +63,7 @@ public final class ApplianceEdge: Sendable {
         }
         let edge = ApplianceEdge(
             settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick,
-            diaryFlusher: diaryFlusher, startupCodeLifetime: startupCodeLifetime)
+            diaryFlusher: diaryFlusher, startupCodeLifetime: startupCodeLifetime, pageOut: pageOut)
         // Known before the diary opens, so it stamps visits with the right clock from the start.
         if await edge.detectSync() {
             edge.state.withLock { $0.clockSynchronised = true }
@@ -72,10 +75,12 @@ public final class ApplianceEdge: Sendable {
 
     init(
         settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String], tick: Duration,
-        diaryFlusher: DiaryFlusher?, startupCodeLifetime: Duration? = nil
+        diaryFlusher: DiaryFlusher?, startupCodeLifetime: Duration? = nil,
+        pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut
     ) {
         self.tick = tick
         self.startupCodeLifetime = startupCodeLifetime
+        self.pageOut = pageOut
         let notifier = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let delivery = ExportDelivery(settings: settings.export)
@@ -191,7 +196,7 @@ public final class ApplianceEdge: Sendable {
 
     /// Once the node has run a while: what only start-up used leaves memory (``StartupCode``).
     private func pageOutStartupCode() {
-        guard let report = StartupCode.pageOut() else {
+        guard let report = pageOut() else {
             logger.debug("start-up code: /proc/self/maps not readable; kept")
             return
         }
