@@ -270,7 +270,6 @@ for label in options.streams {
     let n = Double(stream.count)
     let peerRate = options.peer ? peer(stream, label: label) : nil
     let (pipeline, visits, errors, targets) = try pipelineStage(stream, devices: devices, classifier: classifier, label: label)
-    defer { print("          pipeline: \(visits) visits in the diary, \(errors) write errors, \(targets) targets followed at the end") }
     func row(_ stage: String, _ t: Timing, peer: Double?) {
         let ratio = peer.map { String(format: "%.2f", n / t.wall / $0) } ?? "–"
         let peerText = peer.map { String(format: "%.0f", $0) } ?? "–"
@@ -284,4 +283,5 @@ for label in options.streams {
         row("decode", decodeStage(stream, classifier), peer: peerRate)
     }
     row("pipeline", pipeline, peer: nil)
+    print("          pipeline: \(visits) visits in the diary, \(errors) write errors, \(targets) targets followed at the end")
 }

@@ -154,7 +154,7 @@ public final class ApplianceEdge: Sendable {
 
     private func housekeeping() async {
         var runningSince: ContinuousClock.Instant?
-        var startupCodeKept = startupCodeLifetime != nil
+        var pageOutAfter = startupCodeLifetime  // nil once done
         while !Task.isCancelled {
             // Once synchronised, always: the diary's correction happens once (in the service).
             if !state.withLock({ $0.clockSynchronised }), await detectSync() {
@@ -172,13 +172,13 @@ public final class ApplianceEdge: Sendable {
             }
             if let problem = report.problem { logger.error("outbox: \(problem)") }
 
-            if startupCodeKept, let lifetime = startupCodeLifetime {
+            if let lifetime = pageOutAfter {
                 switch radio {
                 case .running, .partial:
                     let since = runningSince ?? ContinuousClock.now
                     runningSince = since
                     if ContinuousClock.now - since >= lifetime {
-                        startupCodeKept = false
+                        pageOutAfter = nil
                         pageOutStartupCode()
                     }
                 case .starting, .unavailable:

@@ -133,10 +133,10 @@ public struct SensorNode: Sendable {
         }
         guard let measured = measured ?? nil else { return }
         if measured.isIPhone, let payload = measured.payload {
-            // Arrays sharing storage compare equal at once: the fingerprint is taken when the
-            // payload is new.
-            if recentIPhonePayloads[measured.target.id]?.bytes == payload.bytes {
-                recentIPhonePayloads[measured.target.id]?.seen = now
+            // One lookup a measurement; arrays sharing storage compare equal at once, so the
+            // fingerprint is taken only when the payload is new.
+            if let index = recentIPhonePayloads.index(forKey: measured.target.id), recentIPhonePayloads.values[index].bytes == payload.bytes {
+                recentIPhonePayloads.values[index].seen = now
             } else {
                 recentIPhonePayloads[measured.target.id] = RecentPayload(bytes: payload.bytes, seen: now)
             }
