@@ -63,6 +63,13 @@ public struct PresenceTracker: Sendable {
     struct Identity: Hashable {
         var kind: PayloadKind
         var payload: [UInt8]
+
+        /// The payload's bytes in one go (an array hashes element by element, and the kind would
+        /// hash its raw value, a string). Equality still tells kinds apart; payloads of two kinds
+        /// with the same bytes share a hash, which costs nothing.
+        func hash(into hasher: inout Hasher) {
+            payload.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     public let checkIn: Double

@@ -408,6 +408,40 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         #expect(h.node.target(target.id) == nil)
     }
 
+    @Test func aFullTableMakesRoomByForgettingTheTargetHeardLeastRecently() throws {
+        var h = NodeHarness { $0.maximumTargets = 20 }
+        // A phone in a session, a phone heard every second, and a flood of addresses heard once
+        // each, ten a second (a "BLE spam" gadget).
+        let busy = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        #expect(h.tick(0).connects == [busy.id])
+        _ = h.link(.connected, busy.id, at: 0.5)
+        let regular = try #require(h.advert(2, .apple, at: 1).detects.first)
+        var flood = [TargetID]()
+        for n in 0..<200 {
+            let now = 2 + Double(n) * 0.1
+            if n % 10 == 0 { _ = h.advert(2, .apple, at: now - 0.05) }
+            flood += h.advert(1000 + UInt64(n), .apple, at: now).detects.map(\.id)
+            #expect(h.node.targetCount <= 20)
+        }
+        #expect(flood.count == 200)
+        #expect(h.node.target(busy.id) != nil)  // in a session: kept however long unheard
+        #expect(h.node.target(regular.id) != nil)  // heard more often than the flood turns the table over
+        #expect(flood[182...].allSatisfy { h.node.target($0) != nil })
+        #expect(flood[..<182].allSatisfy { h.node.target($0) == nil })
+        #expect(h.node.counters.targetsEvicted == 182 && h.node.counters.targetsForgotten == 0)
+    }
+
+    @Test func aTableFullOfSessionsStillTakesANewTarget() throws {
+        var h = NodeHarness { $0.maximumTargets = 1 }
+        let busy = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
+        #expect(h.tick(0).connects == [busy.id])
+        #expect(h.advert(2, .apple, at: 1).detects.count == 1)
+        #expect(h.node.targetCount == 2 && h.node.target(busy.id) != nil && h.node.counters.targetsEvicted == 0)
+        // Once a target without a session is there, the next one takes its place.
+        let third = try #require(h.advert(3, .apple, at: 2).detects.first)
+        #expect(h.node.targetCount == 2 && h.node.target(third.id) != nil && h.node.counters.targetsEvicted == 1)
+    }
+
     @Test func bluetoothLossDropsSessionsWithoutBlame() throws {
         var h = NodeHarness()
         let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)

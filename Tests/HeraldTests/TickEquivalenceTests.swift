@@ -9,20 +9,6 @@ import Testing
 /// decides for the same state: the same targets forgotten, the same targets ranked in the same
 /// order.
 @Suite struct TickEquivalenceTests {
-    /// A small deterministic generator (SplitMix64), so a failure can be replayed.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    }
-
     /// What the whole-table pass decided: targets to forget, and the ranking.
     struct Expected {
         var forget: Set<TargetID>
@@ -72,7 +58,7 @@ import Testing
     /// devices, OpenTrace, GAEN and advert-protocol phones, writers; adverts connectable or not
     /// or scan responses; link outcomes of every kind; ticks once a simulated second.
     func run(seed: UInt64, configure: (inout NodeConfiguration) -> Void) throws -> (forgotten: Int, reasons: [ConnectionCandidate.Reason: Int]) {
-        var random = Random(state: seed)
+        var random = TestRandom(state: seed)
         var h = NodeHarness(configure)
         h.node.controllerScansWhileConnecting = random.chance(50)
         let devices = 120
@@ -183,7 +169,7 @@ import Testing
 
 extension Array {
     /// The elements in an order taken from `random` (Fisher–Yates).
-    fileprivate func shuffledDeterministically(_ random: inout TickEquivalenceTests.Random) -> [Element] {
+    fileprivate func shuffledDeterministically(_ random: inout TestRandom) -> [Element] {
         var copy = self
         guard copy.count > 1 else { return copy }
         for i in stride(from: copy.count - 1, to: 0, by: -1) { copy.swapAt(i, random.below(i + 1)) }

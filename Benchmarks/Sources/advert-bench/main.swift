@@ -47,11 +47,33 @@ struct Options {
     }
 }
 
-/// One advert of a stream: the event packet body and the AD bytes inside it.
-struct StreamAdvert {
-    var event: [UInt8]
-    var data: [UInt8]
-    var device: Int
+/// A stream of adverts, packed as a controller's reads leave them: event packets back to back in
+/// one buffer, and the AD bytes inside each beside them. A node decodes each packet from its read
+/// buffer while it is in cache; a million separately allocated arrays would make the harness
+/// measure cache misses the node never has.
+struct AdvertStream {
+    private var events: [UInt8] = []
+    private var eventEnds: [Int] = []
+    private var advertData: [UInt8] = []
+    private var dataEnds: [Int] = []
+    /// The device of each advert.
+    private(set) var devices: [Int] = []
+
+    var count: Int { devices.count }
+
+    mutating func append(event: [UInt8], data: [UInt8], device: Int) {
+        events.append(contentsOf: event)
+        eventEnds.append(events.count)
+        advertData.append(contentsOf: data)
+        dataEnds.append(advertData.count)
+        devices.append(device)
+    }
+
+    /// The i-th HCI event packet body.
+    func event(_ i: Int) -> ArraySlice<UInt8> { events[(i == 0 ? 0 : eventEnds[i - 1])..<eventEnds[i]] }
+
+    /// The AD bytes of the i-th advert.
+    func data(_ i: Int) -> ArraySlice<UInt8> { advertData[(i == 0 ? 0 : dataEnds[i - 1])..<dataEnds[i]] }
 }
 
 func event(for device: SimulatedDevice, address: BluetoothAddress, data: [UInt8], rssi: Int8) -> [UInt8] {
@@ -67,19 +89,22 @@ func venueDevices(_ count: Int) -> [SimulatedDevice] {
     return Array(truth.devices.filter { $0.advert != nil }.prefix(count))
 }
 
-func repeatsStream(_ devices: [SimulatedDevice], count: Int) -> [StreamAdvert] {
+func repeatsStream(_ devices: [SimulatedDevice], count: Int) -> AdvertStream {
     var random = SimulationRandom(seed: 7)
     let data = devices.map { $0.advertisingData(epoch: 0) }
-    return (0..<count).map { _ in
+    var stream = AdvertStream()
+    for _ in 0..<count {
         let k = random.below(devices.count)
         let rssi = Int8(-50 - random.below(45))
-        return StreamAdvert(event: event(for: devices[k], address: devices[k].rotation.address(ofEpoch: 0), data: data[k], rssi: rssi), data: data[k], device: k)
+        stream.append(event: event(for: devices[k], address: devices[k].rotation.address(ofEpoch: 0), data: data[k], rssi: rssi), data: data[k], device: k)
     }
+    return stream
 }
 
-func distinctStream(_ devices: [SimulatedDevice], count: Int) -> [StreamAdvert] {
+func distinctStream(_ devices: [SimulatedDevice], count: Int) -> AdvertStream {
     var random = SimulationRandom(seed: 8)
-    return (0..<count).map { i in
+    var stream = AdvertStream()
+    for i in 0..<count {
         let k = i % devices.count
         let device = devices[k]
         let epoch = Int64(i)
@@ -100,8 +125,9 @@ func distinctStream(_ devices: [SimulatedDevice], count: Int) -> [StreamAdvert] 
             break  // a new RPI per epoch already
         }
         let address = device.rotation.address(ofEpoch: epoch)
-        return StreamAdvert(event: event(for: device, address: address, data: data, rssi: Int8(-50 - random.below(45))), data: data, device: k)
+        stream.append(event: event(for: device, address: address, data: data, rssi: Int8(-50 - random.below(45))), data: data, device: k)
     }
+    return stream
 }
 
 func cpuSeconds() -> Double {
@@ -128,21 +154,21 @@ func measure(_ body: () -> Void) -> Timing {
 /// Keeps results alive so the optimiser cannot drop the work.
 nonisolated(unsafe) var sink = 0
 
-func classifyStage(_ stream: [StreamAdvert], _ classifier: AdvertClassifier) -> Timing {
+func classifyStage(_ stream: AdvertStream, _ classifier: AdvertClassifier) -> Timing {
     measure {
         var n = 0
-        for advert in stream {
-            if case .herald = classifier.classify(advert.data[...]) { n += 1 }
+        for i in 0..<stream.count {
+            if case .herald = classifier.classify(stream.data(i)) { n += 1 }
         }
         sink &+= n
     }
 }
 
-func decodeStage(_ stream: [StreamAdvert], _ classifier: AdvertClassifier) -> Timing {
+func decodeStage(_ stream: AdvertStream, _ classifier: AdvertClassifier) -> Timing {
     measure {
         var n = 0
-        for advert in stream {
-            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
+        for i in 0..<stream.count {
+            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: stream.event(i)) else { continue }
             for report in reports {
                 let sighting = AdvertSighting(report: report, classifier: classifier)
                 if sighting.connectable == true { n += 1 }
@@ -170,15 +196,15 @@ struct PipelineRun {
     /// Link actions are answered at once, at the time of the advert or tick that caused them.
     var now = 0.0
 
-    init(_ stream: [StreamAdvert], devices: [SimulatedDevice], classifier: AdvertClassifier, diaryPath: String) throws {
+    init(_ stream: AdvertStream, devices: [SimulatedDevice], classifier: AdvertClassifier, diaryPath: String) throws {
         self.devices = devices
         self.classifier = classifier
         reportsPerSecond = Double(devices.count) * 4
         pipeline = DiaryPipeline(diary: try VenueDiary(store: try DiaryStore(path: diaryPath), settings: DiarySettings(), now: origin))
         deviceOf.reserveCapacity(min(stream.count, devices.count * 4096))
-        for advert in stream {
-            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
-            for report in reports { deviceOf[report.address] = advert.device }
+        for i in 0..<stream.count {
+            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: stream.event(i)) else { continue }
+            for report in reports { deviceOf[report.address] = stream.devices[i] }
         }
     }
 
@@ -207,9 +233,10 @@ struct PipelineRun {
         actions.removeAll(keepingCapacity: true)
     }
 
-    mutating func run(_ stream: [StreamAdvert]) {
+    @inline(never)  // a frame of its own, for profilers
+    mutating func run(_ stream: AdvertStream) {
         var second = 0.0
-        for (i, advert) in stream.enumerated() {
+        for i in 0..<stream.count {
             now = Double(i) / reportsPerSecond
             if now >= second {
                 node.tick(now: now, into: &actions)
@@ -217,7 +244,7 @@ struct PipelineRun {
                 do { _ = try pipeline.tick(now: origin + now) } catch { errors += 1 }
                 second += 1
             }
-            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: advert.event[...]) else { continue }
+            guard case .le(.advertisingReport(let reports))? = try? HCIEvent(decoding: stream.event(i)) else { continue }
             for report in reports {
                 node.advert(AdvertSighting(report: report, classifier: classifier), now: now, into: &actions)
             }
@@ -229,7 +256,7 @@ struct PipelineRun {
 
 /// The whole pipeline; returns its timing, the visits the diary holds at the end, write errors
 /// and the targets the node follows at the end.
-func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classifier: AdvertClassifier, label: String) throws -> (Timing, Int, Int, Int) {
+func pipelineStage(_ stream: AdvertStream, devices: [SimulatedDevice], classifier: AdvertClassifier, label: String) throws -> (Timing, Int, Int, Int) {
     let path = NSTemporaryDirectory() + "advert-bench-\(getpid())-\(label).sqlite"
     defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
     var run = try PipelineRun(stream, devices: devices, classifier: classifier, diaryPath: path)
@@ -238,13 +265,13 @@ func pipelineStage(_ stream: [StreamAdvert], devices: [SimulatedDevice], classif
     return (timing, visits, run.errors, run.node.targetCount)
 }
 
-func peer(_ stream: [StreamAdvert], label: String) -> Double? {
+func peer(_ stream: AdvertStream, label: String) -> Double? {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("peer.py").path
     let path = NSTemporaryDirectory() + "advert-bench-\(getpid())-\(label).bin"
     var bytes = [UInt8]()
-    for advert in stream {
-        bytes.append(UInt8(advert.data.count))
-        bytes.append(contentsOf: advert.data)
+    for i in 0..<stream.count {
+        bytes.append(UInt8(stream.data(i).count))
+        bytes.append(contentsOf: stream.data(i))
     }
     guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return nil }
     defer { try? FileManager.default.removeItem(atPath: path) }

@@ -8,24 +8,24 @@
 /// the diary the whole visit. Ranking fresh addresses ahead (an earlier design) left old ones to
 /// rotate unread, and split their visits.
 struct ConnectionQueue: Sendable {
-    private var ids: [TargetID] = []
+    /// The tick's candidates as they are (in a crowd thousands: kept, not copied).
+    private var ranking: [ConnectionCandidate] = []
     private var next = 0
 
     /// Replaces the ranking with `candidates`, which must be sorted.
     mutating func rank(_ candidates: [ConnectionCandidate]) {
-        ids.removeAll(keepingCapacity: true)
-        ids.append(contentsOf: candidates.lazy.map(\.id))
+        ranking = candidates
         next = 0
     }
 
     mutating func removeAll() { rank([]) }
 
-    var isEmpty: Bool { next == ids.count }
+    var isEmpty: Bool { next == ranking.count }
 
     /// The next target in rank order, nil when the ranking is used up.
     mutating func take() -> TargetID? {
-        guard next < ids.count else { return nil }
+        guard next < ranking.count else { return nil }
         next += 1
-        return ids[next - 1]
+        return ranking[next - 1].id
     }
 }

@@ -11,6 +11,13 @@ public struct NodeConfiguration: Hashable, Sendable {
     /// default is the diary's default check-out limit (5 min): a phone unheard for that long has
     /// left as far as the diary is concerned. The smaller of this and `peripheralCleanInterval` applies.
     public var advertTargetCleanInterval: Double = 5 * 60
+    /// Follow at most this many targets: a new one then takes the place of the target heard
+    /// least recently (without a connection). Memory stays bounded whatever the air brings: a
+    /// device that floods adverts from random addresses (cheap "BLE spam" gadgets do hundreds a
+    /// second) would otherwise add a target per address for the whole clean interval. Four
+    /// times what the 2,000-phone crowd benchmark follows at its peak (about 4,100); phones
+    /// heard every second stay, as flood addresses are each heard once.
+    public var maximumTargets: Int = 16_384
     /// At most this many connections at once, attempts included (Herald `concurrentConnectionQuota`).
     public var concurrentConnectionQuota: Int = 12
     /// At most this many connection attempts at once: a controller creates one LE connection at

@@ -7,6 +7,8 @@ public struct NodeCounters: Hashable, Sendable {
     public var appleAccessories = 0
     public var targetsDetected = 0
     public var targetsForgotten = 0
+    /// Targets forgotten early to make room for a new one (``NodeConfiguration/maximumTargets``).
+    public var targetsEvicted = 0
     public var connectionsStarted = 0
     public var connectionFailures = 0
     /// Attempts the host refused for want of a free link (not failures).

@@ -50,7 +50,7 @@ public struct SensorNode: Sendable {
 
     public var targetCount: Int { table.count }
 
-    public func target(_ id: TargetID) -> Target? { table[id]?.target }
+    public func target(_ id: TargetID) -> Target? { table.target(id) }
 
     /// The payload known for a target.
     public func payload(of id: TargetID) -> SensorPayload? { table[id]?.payload }
@@ -103,9 +103,19 @@ public struct SensorNode: Sendable {
             table.raiseSource(id, to: source)
             return id
         }
-        let id = table.insert(address: sighting.address, addressType: sighting.addressType, pseudo: pseudo, source: source, now: now)
+        return add(address: sighting.address, addressType: sighting.addressType, pseudo: pseudo, source: source, now: now, into: &actions)
+    }
+
+    /// A new target: reported as detected; when the table is full it takes the place of the
+    /// target heard least recently.
+    private mutating func add(
+        address: BluetoothAddress, addressType: AddressType, pseudo: PseudoDeviceAddress?, source: TargetRecord.Source, now: Double,
+        into actions: inout [NodeAction]
+    ) -> TargetID {
+        if table.isFull, table.forgetLeastRecent() { counters.targetsEvicted += 1 }
+        let id = table.insert(address: address, addressType: addressType, pseudo: pseudo, source: source, now: now)
         counters.targetsDetected += 1
-        if let target = table[id]?.target { actions.append(.event(.detect(target, time: now))) }
+        if let target = table.target(id) { actions.append(.event(.detect(target, time: now))) }
         return id
     }
 
@@ -173,9 +183,7 @@ public struct SensorNode: Sendable {
         if let known = table.find(address: address, addressType: addressType, pseudo: nil) {
             id = known
         } else {
-            id = table.insert(address: address, addressType: addressType, pseudo: nil, source: .writer, now: now)
-            counters.targetsDetected += 1
-            if let target = table[id]?.target { actions.append(.event(.detect(target, time: now))) }
+            id = add(address: address, addressType: addressType, pseudo: nil, source: .writer, now: now, into: &actions)
         }
         // Every write is a sighting of the writer; 0x02 and 0x03 say how strongly it hears us.
         var rssi: Int? = nil
@@ -186,7 +194,7 @@ public struct SensorNode: Sendable {
             rssi = Int(value)
         case .payloadSharing(let value, let data):
             rssi = Int(value)
-            if let target = table[id]?.target {
+            if let target = table.target(id) {
                 if let parts = SharedPayloads.split(data[...], writerPayloadLength: table[id]?.payload?.bytes.count) {
                     if !parts.isEmpty {
                         let payloads = parts.map { SensorPayload(kind: .herald, bytes: Array($0)) }
@@ -197,7 +205,7 @@ public struct SensorNode: Sendable {
                 }
             }
         case .immediate(let data):
-            if let target = table[id]?.target { actions.append(.immediateData(target, data)) }
+            if let target = table.target(id) { actions.append(.immediateData(target, data)) }
         case .wake:
             break
         case .unknown:

@@ -24,8 +24,8 @@ struct TargetTable: Sendable {
     /// The node's connections, by target: a handful (the connection quota), out of the records
     /// (most targets never have one).
     var sessions: [TargetID: TargetRecord.Session] = [:]
-    private var byAddress: [BluetoothAddress: TargetID] = [:]
-    private var byPseudo: [PseudoDeviceAddress: TargetID] = [:]
+    /// Targets by current address and by pseudo device address.
+    private var index = TargetIndex()
     /// Targets that may be due a connection (``TargetRecord/mayConnect(_:)``), added when heard
     /// and dropped by ``forEachRecent(now:_:)`` once not heard within the connection recency or
     /// no longer able to be due (``TargetRecord/listedRecent`` says who is in).
@@ -61,6 +61,21 @@ struct TargetTable: Sendable {
                 yield &none
             }
         }
+    }
+
+    /// A followed target's identity, read in place (``subscript(_:)`` copies the whole record,
+    /// retaining its buffers, to read one field).
+    func target(_ id: TargetID) -> Target? {
+        guard let slot = slot(of: id), slots[slot] != nil else { return nil }
+        return slots[slot]!.target
+    }
+
+    /// When a followed target was last seen and its source (what the forgetting queues need),
+    /// read in place: a copy of the record would retain its buffers, which in a large table are
+    /// cache misses.
+    private func seen(_ id: TargetID) -> (lastSeen: Double, source: TargetRecord.Source)? {
+        guard let slot = slot(of: id), slots[slot] != nil else { return nil }
+        return (slots[slot]!.lastSeen, slots[slot]!.source)
     }
 
     /// Every record by id: for tests and checks (it builds a dictionary).
@@ -105,7 +120,7 @@ struct TargetTable: Sendable {
         }
         // Now forgotten after the advert interval: an entry in that queue too (the other one
         // finds it gone or pushes it there again).
-        if raised == true, source == .advert, let seen = records[id]?.lastSeen { advertTargets.push(id, seen: seen) }
+        if raised == true, source == .advert, let seen = seen(id)?.lastSeen { advertTargets.push(id, seen: seen) }
     }
 
     /// Visits in place each target heard within the connection recency that may be due a
@@ -114,10 +129,11 @@ struct TargetTable: Sendable {
     /// the session ends changes what it may be due.
     mutating func forEachRecent(now: Double, _ body: (borrowing TargetRecord) -> Void) {
         var kept = 0
+        let anySession = !sessions.isEmpty
         for k in recent.indices {
             let id = recent[k]
             guard let slot = slot(of: id) else { continue }
-            let hasSession = sessions[id] != nil
+            let hasSession = anySession && sessions[id] != nil
             let keep = Self.visitRecent(&slots[slot]!, hasSession: hasSession, now: now, configuration: configuration, body)
             if keep {
                 recent[kept] = id
@@ -154,8 +170,8 @@ struct TargetTable: Sendable {
         var forgotten = 0
         var busy = [LastSeenQueue.Entry]()
         while let entry = self[keyPath: queue].pop(where: { now - $0 >= interval }) {
-            guard let record = self[entry.id] else { continue }  // forgotten through its other entry
-            if now - record.lastSeen >= cleanInterval(record.source) {
+            guard let (lastSeen, source) = seen(entry.id) else { continue }  // forgotten through its other entry
+            if now - lastSeen >= cleanInterval(source) {
                 if sessions[entry.id] != nil {
                     busy.append(entry)
                 } else {
@@ -163,7 +179,7 @@ struct TargetTable: Sendable {
                     forgotten += 1
                 }
             } else {
-                push(entry.id, source: record.source, seen: record.lastSeen)
+                push(entry.id, source: source, seen: lastSeen)
             }
         }
         for entry in busy { self[keyPath: queue].push(entry.id, seen: entry.seen) }
@@ -174,29 +190,62 @@ struct TargetTable: Sendable {
         if source == .advert { advertTargets.push(id, seen: seen) } else { otherTargets.push(id, seen: seen) }
     }
 
-    func id(address: BluetoothAddress) -> TargetID? { byAddress[address] }
+    func id(address: BluetoothAddress) -> TargetID? { index[.address(address)] }
 
     /// The target seen at this address or with this pseudo address. A target found by its pseudo
     /// address at a new address moves there: the old address no longer leads to it.
     mutating func find(address: BluetoothAddress, addressType: AddressType, pseudo: PseudoDeviceAddress?) -> TargetID? {
-        if let pseudo, let id = byPseudo[pseudo] {
-            if let old = self[id]?.target.address, old != address {
-                if byAddress[old] == id { byAddress[old] = nil }
-                byAddress[address] = id
+        if let pseudo, let id = index[.pseudo(pseudo)] {
+            if let old = target(id)?.address, old != address {
+                index.remove(.address(old), ifLeadingTo: id)
+                index[.address(address)] = id
                 self[id]?.target.address = address
                 self[id]?.target.addressType = addressType
             }
             return id
         }
-        guard let id = byAddress[address] else { return nil }
+        guard let id = index[.address(address)] else { return nil }
         if let pseudo {
             // First pseudo address for this target, or a new one (Herald renews it when the
             // phone restarts advertising): index it.
-            if let old = self[id]?.target.pseudoAddress, byPseudo[old] == id { byPseudo[old] = nil }
+            if let old = target(id)?.pseudoAddress { index.remove(.pseudo(old), ifLeadingTo: id) }
             self[id]?.target.pseudoAddress = pseudo
-            byPseudo[pseudo] = id
+            index[.pseudo(pseudo)] = id
         }
         return id
+    }
+
+    /// The table holds ``NodeConfiguration/maximumTargets``: a new target takes the place of
+    /// the one heard least recently (``forgetLeastRecent()``).
+    var isFull: Bool { count >= configuration.maximumTargets }
+
+    /// Forgets the target heard least recently that has no session, to make room; false when
+    /// every target has one. The forgetting queues find it: their oldest entries are looked at
+    /// until one is as old as its target's last sighting (an older entry is pushed back with
+    /// that time, as ``forgetUnseen(now:)`` does), so a burst of new addresses costs a few heap
+    /// steps each, not a walk of the table.
+    mutating func forgetLeastRecent() -> Bool {
+        var busy: [(advert: Bool, entry: LastSeenQueue.Entry)] = []
+        defer {
+            for (advert, entry) in busy {
+                if advert { advertTargets.push(entry.id, seen: entry.seen) } else { otherTargets.push(entry.id, seen: entry.seen) }
+            }
+        }
+        while true {
+            let advert = (advertTargets.oldest?.seen ?? .infinity) <= (otherTargets.oldest?.seen ?? .infinity)
+            guard let entry = advert ? advertTargets.pop(where: { _ in true }) : otherTargets.pop(where: { _ in true }) else {
+                return false
+            }
+            guard let (lastSeen, source) = seen(entry.id) else { continue }  // forgotten through its other entry
+            if lastSeen > entry.seen {
+                push(entry.id, source: source, seen: lastSeen)
+            } else if sessions[entry.id] != nil {
+                busy.append((advert, entry))
+            } else {
+                remove(entry.id)
+                return true
+            }
+        }
     }
 
     mutating func insert(address: BluetoothAddress, addressType: AddressType, pseudo: PseudoDeviceAddress?, source: TargetRecord.Source, now: Double) -> TargetID {
@@ -212,18 +261,17 @@ struct TargetTable: Sendable {
         let target = Target(id: id, address: address, addressType: addressType, pseudoAddress: pseudo)
         slots[slot] = TargetRecord(target: target, source: source, now: now)
         push(id, source: source, seen: now)
-        byAddress[address] = id
-        if let pseudo { byPseudo[pseudo] = id }
+        index[.address(address)] = id
+        if let pseudo { index[.pseudo(pseudo)] = id }
         return id
     }
 
     private mutating func remove(_ id: TargetID) {
-        guard let slot = slot(of: id), let record = slots[slot] else { return }
-        slots[slot] = nil
+        guard let slot = slot(of: id), let record = slots[slot].take() else { return }
         generations[slot] &+= 1
         freeSlots.append(slot)
-        sessions[id] = nil
-        if byAddress[record.target.address] == id { byAddress[record.target.address] = nil }
-        if let pseudo = record.target.pseudoAddress, byPseudo[pseudo] == id { byPseudo[pseudo] = nil }
+        if !sessions.isEmpty { sessions[id] = nil }
+        index.remove(.address(record.target.address), ifLeadingTo: id)
+        if let pseudo = record.target.pseudoAddress { index.remove(.pseudo(pseudo), ifLeadingTo: id) }
     }
 }
