@@ -84,6 +84,12 @@ public struct PresenceTracker: Sendable {
     public let keyLifetime: Double
 
     private var slots: [Slot] = []
+    /// By slot, when ``advance(to:)`` next needs to look at it (its open visit may have gone
+    /// unseen for longer than the check-out limit, its idle key may have outlived its lifetime):
+    /// never later than that, sometimes earlier (a sighting since only makes it later; the slot
+    /// is then looked at once for nothing). A tick reads these 8 bytes a slot, not the slots: in
+    /// a GAEN crowd or flood the tracker holds an identity per identifier for ten minutes.
+    private var lookAt: [Double] = []
     private var payloads: [[UInt8]] = []
     private var index: [Identity: UInt32] = [:]
     private var freeSlots: [UInt32] = []
@@ -118,10 +124,12 @@ public struct PresenceTracker: Sendable {
             slot = reused
             let generation = slots[Int(slot)].generation
             slots[Int(slot)] = Slot(generation: generation, kind: kind)
+            lookAt[Int(slot)] = -.infinity
             payloads[Int(slot)] = payload
         } else {
             slot = UInt32(slots.count)
             slots.append(Slot(kind: kind))
+            lookAt.append(-.infinity)
             payloads.append(payload)
         }
         index[identity] = slot
@@ -221,7 +229,7 @@ public struct PresenceTracker: Sendable {
     /// Closes every visit unseen for more than `checkOut` before `now`, and releases keys idle
     /// for longer than ``keyLifetime``. The owner calls it on a clock tick.
     public mutating func advance(to now: Double) {
-        for i in slots.indices {
+        for i in lookAt.indices where lookAt[i] <= now {
             switch slots[i].phase {
             case .pending, .checkedIn:
                 if now - slots[i].last > checkOut {
@@ -238,7 +246,23 @@ public struct PresenceTracker: Sendable {
             case .free:
                 break
             }
+            lookAt[i] = nextLook(slots[i])
         }
+    }
+
+    /// When ``advance(to:)`` may next have something to do for a slot, a millisecond early so
+    /// that rounding never makes it late.
+    private func nextLook(_ s: Slot) -> Double {
+        switch s.phase {
+        case .pending, .checkedIn: s.last + checkOut - 0.001
+        case .idle: s.idleSince.isNaN ? -.infinity : s.idleSince + lifetime(s.kind) - 0.001
+        case .free: .infinity
+        }
+    }
+
+    /// The slot's state changed so that ``advance(to:)`` may have something to do sooner.
+    private mutating func lookSooner(_ i: Int, _ s: Slot) {
+        lookAt[i] = min(lookAt[i], nextLook(s))
     }
 
     /// Closes every open visit at its last sighting, as if time ran on past the check-out limit
@@ -264,6 +288,7 @@ public struct PresenceTracker: Sendable {
         slots[i].samples = visit.samples
         slots[i].rssiMax = visit.rssiMax
         slots[i].rssiSum = visit.rssiSum
+        lookSooner(i, slots[i])
         openVisitCount += 1
         return key
     }
@@ -274,6 +299,7 @@ public struct PresenceTracker: Sendable {
     public mutating func shiftTimes(by step: Double) {
         guard step != 0, step.isFinite else { return }
         for i in slots.indices where slots[i].phase != .free {
+            lookAt[i] = -.infinity
             slots[i].first += step
             slots[i].last += step
             slots[i].endedAt += step
@@ -355,6 +381,7 @@ public struct PresenceTracker: Sendable {
             }
         case .idle, .free:
             open(&s, time: time, rssi: rssi)
+            lookSooner(i, s)
         }
         grew(i, &s)
         slots[i] = s
@@ -421,6 +448,7 @@ public struct PresenceTracker: Sendable {
         s.priorEnd = s.endedAt
         s.endedAt = s.last
         s.idleSince = idleSince
+        lookSooner(i, s)
         openVisitCount -= 1
     }
 
@@ -430,6 +458,7 @@ public struct PresenceTracker: Sendable {
         s.dirty = false
         s.endedAt = s.priorEnd
         s.idleSince = .nan
+        lookSooner(i, s)
         openVisitCount += 1
         if s.phase == .checkedIn {
             changes.append(VisitChange(event: .reopened, key: key(of: i), visit: visit(of: i, s, checkOut: nil)))

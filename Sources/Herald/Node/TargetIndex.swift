@@ -82,8 +82,8 @@ struct TargetIndex: Sendable {
             entries[i].id = id
             return
         }
-        // At most three quarters full: probes stay a few entries long.
-        if (count + 1) * 4 > entries.count * 3 {
+        // At most half full: probes, and the runs a deletion walks, stay a few entries long.
+        if (count + 1) * 2 > entries.count {
             grow()
             i = position(of: word).0
         }
