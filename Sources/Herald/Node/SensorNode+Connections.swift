@@ -21,7 +21,7 @@ extension SensorNode {
         // The walk modifies the table in place, so it may not touch `self`: it gets copies.
         let configuration = configuration, recent = recentIPhonePayloads
         table.forEachRecent(now: now) { record in
-            if let candidate = Self.connectionCandidate(record, now: now, configuration: configuration, recentIPhonePayloads: recent) {
+            if let candidate = Self.dueCandidate(record, now: now, configuration: configuration, recentIPhonePayloads: recent) {
                 candidates.append(candidate)
             }
         }
@@ -70,9 +70,17 @@ extension SensorNode {
     static func connectionCandidate(
         _ record: borrowing TargetRecord, now: Double, configuration: NodeConfiguration, recentIPhonePayloads: [TargetID: RecentPayload]
     ) -> ConnectionCandidate? {
-        guard record.mayConnect(configuration), now - record.lastSeen <= configuration.connectRecency, now >= record.nextAttemptAt else {
-            return nil
-        }
+        guard record.mayConnect(configuration), now - record.lastSeen <= configuration.connectRecency else { return nil }
+        return dueCandidate(record, now: now, configuration: configuration, recentIPhonePayloads: recentIPhonePayloads)
+    }
+
+    /// ``connectionCandidate(_:now:configuration:recentIPhonePayloads:)`` for a target known to
+    /// be able to connect and heard within the recency (what ``TargetTable/forEachRecent(now:_:)``
+    /// has just checked for each target it visits).
+    static func dueCandidate(
+        _ record: borrowing TargetRecord, now: Double, configuration: NodeConfiguration, recentIPhonePayloads: [TargetID: RecentPayload]
+    ) -> ConnectionCandidate? {
+        guard now >= record.nextAttemptAt else { return nil }
         let id = record.target.id
         guard let readAt = record.payloadReadAt, record.payload != nil else {
             return ConnectionCandidate(reason: .firstRead, since: record.firstSeen, id: id)
@@ -121,10 +129,13 @@ extension SensorNode {
         table.sessions[id] = nil
         if failed || !session.succeeded {
             counters.connectionFailures += 1
-            table[id]?.recordFailure(now: now, configuration: configuration)
+            let configuration = configuration
+            table.update(id) { $0.recordFailure(now: now, configuration: configuration) }
         } else {
-            table[id]?.failures = 0
-            table[id]?.nextAttemptAt = 0
+            table.update(id) { record in
+                record.failures = 0
+                record.nextAttemptAt = 0
+            }
         }
     }
 
@@ -166,14 +177,16 @@ extension SensorNode {
             if record.source == .openTrace, services.openTrace {
                 step(id, to: .reading, now: now, into: &actions, .readPayload(target, .openTrace))
             } else if services.heraldPayload {
-                table[id]?.signal = services.signal
+                table.update(id) { $0.signal = services.signal }
                 next(after: id, now: now, into: &actions)
             } else {
                 if record.source == .apple {
                     // An Apple device without the Herald service: not a Herald iPhone; leave it.
                     counters.notHerald += 1
-                    table[id]?.notHerald = true
-                    table[id]?.earlier = []
+                    table.update(id) { record in
+                        record.notHerald = true
+                        record.earlier = []
+                    }
                     table.sessions[id]?.succeeded = true
                 }
                 disconnect(id, into: &actions)
@@ -195,8 +208,10 @@ extension SensorNode {
         case .signalWritten:
             guard session.phase == .sharing else { return }
             counters.sharesWritten += 1
-            table[id]?.lastSharedAt = now
-            table[id]?.shareRound += 1
+            table.update(id) { record in
+                record.lastSharedAt = now
+                record.shareRound += 1
+            }
             table.sessions[id]?.succeeded = true
             disconnect(id, into: &actions)
 

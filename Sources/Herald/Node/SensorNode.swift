@@ -156,20 +156,25 @@ public struct SensorNode: Sendable {
 
     /// A payload became known for a target: report it with the measurements taken before.
     mutating func learn(_ payload: SensorPayload, for id: TargetID, now: Double, into actions: inout [NodeAction]) {
-        guard let record = table[id] else { return }
-        table[id]?.payloadReadAt = now
-        if record.payload == payload { return }
-        table[id]?.payload = payload
-        let earlier = record.earlierMeasurements
-        table[id]?.earlier = []
-        if payload.kind == .herald, PayloadFormat(classifying: payload.bytes) == .venueBeacon, !configuration.recordVenueBeacons {
-            if !record.isVenueBeacon { counters.venueBeacons += 1 }
-            table[id]?.isVenueBeacon = true
+        let venueBeacon =
+            payload.kind == .herald && !configuration.recordVenueBeacons && PayloadFormat(classifying: payload.bytes) == .venueBeacon
+        let learned = table.update(id) { record -> (target: Target, earlier: [SensorEvent.Measurement], wasVenueBeacon: Bool)? in
+            record.payloadReadAt = now
+            if record.payload == payload { return nil }
+            record.payload = payload
+            let earlier = record.earlierMeasurements
+            record.earlier = []
+            let was = record.isVenueBeacon
+            record.isVenueBeacon = venueBeacon
+            return (record.target, earlier, was)
+        }
+        guard let learned = learned ?? nil else { return }
+        if venueBeacon {
+            if !learned.wasVenueBeacon { counters.venueBeacons += 1 }
             return
         }
-        table[id]?.isVenueBeacon = false
         counters.payloadsRead += 1
-        actions.append(.event(.read(record.target, payload: payload, earlier: earlier, time: now)))
+        actions.append(.event(.read(learned.target, payload: payload, earlier: learned.earlier, time: now)))
     }
 
     // MARK: Signal writes

@@ -13,8 +13,11 @@ struct TargetTable: Sendable {
     /// Records by slot. A target's id names its slot (low 32 bits: slot + 1) and the slot's
     /// generation (high 32 bits), so finding a record costs no hashing, and a slot used again
     /// gives ids no earlier target had. (A dictionary by id hashed the id on every advert and
-    /// doubled its storage as a crowd grew: 3.7 MB for 11,000 targets, 1.7 MB now.)
-    private var slots: [TargetRecord?] = []
+    /// doubled its storage as a crowd grew: 3.7 MB for 11,000 targets, 1.7 MB now.) A free
+    /// slot keeps its forgotten record, buffers released, which no id finds (its generation has
+    /// moved on): records are not optionals, whose destruction went through the runtime's
+    /// generic value witnesses (400 instructions a record, a tenth of an advert flood's time).
+    private var slots: [TargetRecord] = []
     /// Each slot's generation, raised when its target is forgotten: an id of the slot's earlier
     /// target finds nothing.
     private var generations: [UInt32] = []
@@ -49,38 +52,29 @@ struct TargetTable: Sendable {
         return generations[slot] == UInt32(truncatingIfNeeded: id.rawValue >> 32) ? slot : nil
     }
 
-    /// A target's record; writes change a followed target in place (nil for one not followed,
-    /// where writes go nowhere). Forgetting goes through the table, never by writing nil here.
+    /// A copy of a followed target's record (changes go through ``update(_:_:)``).
     subscript(id: TargetID) -> TargetRecord? {
-        get { slot(of: id).flatMap { slots[$0] } }
-        _modify {
-            if let slot = slot(of: id) {
-                yield &slots[slot]
-            } else {
-                var none: TargetRecord?
-                yield &none
-            }
-        }
+        slot(of: id).map { slots[$0] }
     }
 
     /// A followed target's identity, read in place (``subscript(_:)`` copies the whole record,
     /// retaining its buffers, to read one field).
     func target(_ id: TargetID) -> Target? {
-        guard let slot = slot(of: id), slots[slot] != nil else { return nil }
-        return slots[slot]!.target
+        guard let slot = slot(of: id) else { return nil }
+        return slots[slot].target
     }
 
     /// When a followed target was last seen and its source (what the forgetting queues need),
     /// read in place: a copy of the record would retain its buffers, which in a large table are
     /// cache misses.
     private func seen(_ id: TargetID) -> (lastSeen: Double, source: TargetRecord.Source)? {
-        guard let slot = slot(of: id), slots[slot] != nil else { return nil }
-        return (slots[slot]!.lastSeen, slots[slot]!.source)
+        guard let slot = slot(of: id) else { return nil }
+        return (slots[slot].lastSeen, slots[slot].source)
     }
 
     /// Every record by id: for tests and checks (it builds a dictionary).
     var records: [TargetID: TargetRecord] {
-        Dictionary(uniqueKeysWithValues: slots.lazy.compactMap { $0 }.map { ($0.target.id, $0) })
+        Dictionary(uniqueKeysWithValues: slots.lazy.filter { slot(of: $0.target.id) != nil }.map { ($0.target.id, $0) })
     }
 
     /// Changes a record in place with one lookup (per advert this is the hot path: reading
@@ -89,14 +83,14 @@ struct TargetTable: Sendable {
     /// (``sight(_:now:_:)``) and its source (``raiseSource(_:to:)``).
     mutating func update<R>(_ id: TargetID, _ body: (inout TargetRecord) -> R) -> R? {
         guard let slot = slot(of: id) else { return nil }
-        return body(&slots[slot]!)
+        return body(&slots[slot])
     }
 
     /// A sighting of the target at `now`: marks it seen, then changes it in place with `body`;
     /// one that may now be due a connection joins the recent list.
     mutating func sight<R>(_ id: TargetID, now: Double, _ body: (inout TargetRecord) -> R) -> R? {
         guard let slot = slot(of: id) else { return nil }
-        let (result, joins) = Self.sight(&slots[slot]!, now: now, configuration: configuration, body)
+        let (result, joins) = Self.sight(&slots[slot], now: now, configuration: configuration, body)
         if joins { recent.append(id) }
         return result
     }
@@ -134,7 +128,7 @@ struct TargetTable: Sendable {
             let id = recent[k]
             guard let slot = slot(of: id) else { continue }
             let hasSession = anySession && sessions[id] != nil
-            let keep = Self.visitRecent(&slots[slot]!, hasSession: hasSession, now: now, configuration: configuration, body)
+            let keep = Self.visitRecent(&slots[slot], hasSession: hasSession, now: now, configuration: configuration, body)
             if keep {
                 recent[kept] = id
                 kept += 1
@@ -199,8 +193,10 @@ struct TargetTable: Sendable {
             if let old = target(id)?.address, old != address {
                 index.remove(.address(old), ifLeadingTo: id)
                 index[.address(address)] = id
-                self[id]?.target.address = address
-                self[id]?.target.addressType = addressType
+                update(id) { record in
+                    record.target.address = address
+                    record.target.addressType = addressType
+                }
             }
             return id
         }
@@ -209,7 +205,7 @@ struct TargetTable: Sendable {
             // First pseudo address for this target, or a new one (Herald renews it when the
             // phone restarts advertising): index it.
             if let old = target(id)?.pseudoAddress { index.remove(.pseudo(old), ifLeadingTo: id) }
-            self[id]?.target.pseudoAddress = pseudo
+            update(id) { $0.target.pseudoAddress = pseudo }
             index[.pseudo(pseudo)] = id
         }
         return id
@@ -249,17 +245,11 @@ struct TargetTable: Sendable {
     }
 
     mutating func insert(address: BluetoothAddress, addressType: AddressType, pseudo: PseudoDeviceAddress?, source: TargetRecord.Source, now: Double) -> TargetID {
-        let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
-        } else {
-            slot = slots.count
-            slots.append(nil)
-            generations.append(0)
-        }
+        let slot = freeSlots.popLast() ?? slots.count
+        if slot == slots.count { generations.append(0) }
         let id = TargetID(rawValue: UInt64(generations[slot]) << 32 | UInt64(slot + 1))
-        let target = Target(id: id, address: address, addressType: addressType, pseudoAddress: pseudo)
-        slots[slot] = TargetRecord(target: target, source: source, now: now)
+        let record = TargetRecord(target: Target(id: id, address: address, addressType: addressType, pseudoAddress: pseudo), source: source, now: now)
+        if slot == slots.count { slots.append(record) } else { slots[slot] = record }
         push(id, source: source, seen: now)
         index[.address(address)] = id
         if let pseudo { index[.pseudo(pseudo)] = id }
@@ -267,11 +257,16 @@ struct TargetTable: Sendable {
     }
 
     private mutating func remove(_ id: TargetID) {
-        guard let slot = slot(of: id), let record = slots[slot].take() else { return }
+        guard let slot = slot(of: id) else { return }
+        let target = slots[slot].target
+        // The record stays in its slot, which no id finds once its generation moves on; its
+        // buffers go now.
+        slots[slot].earlier = []
+        slots[slot].payload = nil
         generations[slot] &+= 1
         freeSlots.append(slot)
         if !sessions.isEmpty { sessions[id] = nil }
-        index.remove(.address(record.target.address), ifLeadingTo: id)
-        if let pseudo = record.target.pseudoAddress { index.remove(.pseudo(pseudo), ifLeadingTo: id) }
+        index.remove(.address(target.address), ifLeadingTo: id)
+        if let pseudo = target.pseudoAddress { index.remove(.pseudo(pseudo), ifLeadingTo: id) }
     }
 }
