@@ -267,13 +267,14 @@ struct PipelineRun {
 
 /// The whole pipeline; returns its timing, the visits the diary holds at the end, write errors
 /// and the targets the node follows at the end.
-func pipelineStage(_ stream: AdvertStream, devices: [SimulatedDevice], classifier: AdvertClassifier, label: String) throws -> (Timing, Int, Int, Int) {
+func pipelineStage(_ stream: AdvertStream, devices: [SimulatedDevice], classifier: AdvertClassifier, label: String) throws -> (Timing, Int, Int, Int, String) {
     let path = NSTemporaryDirectory() + "advert-bench-\(getpid())-\(label).sqlite"
     defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
     var run = try PipelineRun(stream, devices: devices, classifier: classifier, diaryPath: path)
     let timing = measure { run.run(stream) }
     let visits = (try? run.pipeline.diary.store.stats().visits) ?? -1
-    return (timing, visits, run.errors, run.node.targetCount)
+    let held = "\(run.pipeline.diary.tracker.trackedIdentities) identities in the presence tracker, \(run.pipeline.cachedKeys) keys cached"
+    return (timing, visits, run.errors, run.node.targetCount, held)
 }
 
 func peer(_ stream: AdvertStream, label: String) -> Double? {
@@ -308,11 +309,11 @@ for label in options.streams {
     let n = Double(stream.count)
     let peerRate = options.peer ? peer(stream, label: label) : nil
     var pipelineRuns: [Timing] = []
-    var (visits, errors, targets) = (0, 0, 0)
+    var (visits, errors, targets, held) = (0, 0, 0, "")
     for _ in 0..<options.runs {
-        let (timing, v, e, t) = try pipelineStage(stream, devices: devices, classifier: classifier, label: label)
+        let (timing, v, e, t, h) = try pipelineStage(stream, devices: devices, classifier: classifier, label: label)
         pipelineRuns.append(timing)
-        (visits, errors, targets) = (v, e, t)
+        (visits, errors, targets, held) = (v, e, t, h)
     }
     func row(_ stage: String, _ t: Timing, peer: Double?) {
         let ratio = peer.map { String(format: "%.2f", n / t.wall / $0) } ?? "–"
@@ -330,5 +331,5 @@ for label in options.streams {
     let rates = pipelineRuns.map { n / $0.wall }
     print(
         "          pipeline: \(options.runs) runs \(String(format: "%.0f–%.0f", rates.min() ?? 0, rates.max() ?? 0)) reports/s (wall); "
-            + "\(visits) visits in the diary, \(errors) write errors, \(targets) targets followed at the end")
+            + "\(visits) visits in the diary, \(errors) write errors; at the end \(targets) targets followed, \(held)")
 }
