@@ -1,13 +1,13 @@
-/// A small deterministic generator (SplitMix64) for randomized tests, so a failure can be replayed.
+import BLEHost
+
+/// A small deterministic generator (SplitMix64: a golden-ratio counter through the finaliser
+/// the node's word hashes use) for randomized tests, so a failure can be replayed.
 struct TestRandom {
     var state: UInt64
 
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        return wordHash(state, seed: 0)
     }
 
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }

@@ -77,10 +77,9 @@ struct TargetTable: Sendable {
         Dictionary(uniqueKeysWithValues: slots.lazy.filter { slot(of: $0.target.id) != nil }.map { ($0.target.id, $0) })
     }
 
-    /// Changes a record in place with one lookup (per advert this is the hot path: reading
-    /// through ``subscript(_:)`` copies the whole record, and each optional-chained write looks
-    /// the target up again). Not for what the table keeps in step: when it was last seen
-    /// (``sight(_:now:_:)``) and its source (``raiseSource(_:to:)``).
+    /// Changes a record in place with one lookup: the only way to change one (reading through
+    /// ``subscript(_:)`` copies the whole record). Not for what the table keeps in step: when
+    /// it was last seen (``sight(_:now:_:)``) and its source (``raiseSource(_:to:)``).
     mutating func update<R>(_ id: TargetID, _ body: (inout TargetRecord) -> R) -> R? {
         guard let slot = slot(of: id) else { return nil }
         return body(&slots[slot])
@@ -218,7 +217,7 @@ struct TargetTable: Sendable {
     /// Forgets the target heard least recently that has no session, to make room; false when
     /// every target has one. The forgetting queues find it: their oldest entries are looked at
     /// until one is as old as its target's last sighting (an older entry is pushed back with
-    /// that time, as ``forgetUnseen(now:)`` does), so a burst of new addresses costs a few heap
+    /// that time, as ``forgetUnseen(now:)`` does), so a burst of new addresses costs a few queue
     /// steps each, not a walk of the table.
     mutating func forgetLeastRecent() -> Bool {
         var busy: [(advert: Bool, entry: LastSeenQueue.Entry)] = []
