@@ -31,6 +31,10 @@ public struct PresenceTracker: Sendable {
         public var staleKeys = 0
         /// Late samples that fit no visit (too early, or inside an already closed visit).
         public var droppedSamples = 0
+        /// Identities released early to make room (``maximumIdentities``), and of those the
+        /// ones whose pending visit ended as a walk-past then.
+        public var identitiesEvicted = 0
+        public var pendingVisitsEnded = 0
     }
 
     enum Phase: UInt8 {
@@ -82,8 +86,20 @@ public struct PresenceTracker: Sendable {
     /// protocols) are never attributed anything late, and each GAEN phone brings a new one about
     /// every 15 minutes: theirs go after the check-out limit (or this, if shorter).
     public let keyLifetime: Double
+    /// At most this many identities hold a key, checked-in visits aside. Every distinct payload
+    /// is an identity for minutes (a GAEN identifier stays ten: pending, walk-past, idle), so a
+    /// device flooding adverts with random identifiers would otherwise grow the tracker without
+    /// bound (at a UART's 6,000 adverts a second, millions). When full, a new identity takes
+    /// room freed in one go, an eighth of the limit: identities without an open visit first,
+    /// longest idle first, then pending visits (not yet checked in), longest unseen first, which
+    /// end as walk-pasts. A checked-in visit is never dropped; a phone whose key went is
+    /// registered again at its next sighting (``record(_:time:rssi:)`` returns false).
+    public let maximumIdentities: Int
 
     private var slots: [Slot] = []
+    /// When the identities reach this many, the next new one makes room again (at least an
+    /// eighth of the limit later, so checked-in visits filling the tracker cost no pass per key).
+    private var nextRoom = 0
     /// By slot, when ``advance(to:)`` next needs to look at it (its open visit may have gone
     /// unseen for longer than the check-out limit, its idle key may have outlived its lifetime):
     /// never later than that, sometimes earlier (a sighting since only makes it later; the slot
@@ -100,12 +116,13 @@ public struct PresenceTracker: Sendable {
     /// Visits currently open (pending or checked in).
     public private(set) var openVisitCount = 0
 
-    public init(settings: DiarySettings, keyLifetime: Double = 3600) {
+    public init(settings: DiarySettings, keyLifetime: Double = 3600, maximumIdentities: Int = 65_536) {
         checkIn = settings.checkInSeconds
         checkOut = settings.checkOutSeconds
         minRSSI = settings.minRSSI
         maxVisit = settings.maxVisitSeconds
         self.keyLifetime = keyLifetime
+        self.maximumIdentities = maximumIdentities
     }
 
     /// Identities that currently hold a key.
@@ -119,6 +136,7 @@ public struct PresenceTracker: Sendable {
         if let slot = index[identity] {
             return VisitKey(slot: slot, generation: slots[Int(slot)].generation)
         }
+        if index.count >= max(maximumIdentities, nextRoom) { makeRoom() }
         let slot: UInt32
         if let reused = freeSlots.popLast() {
             slot = reused
@@ -472,11 +490,43 @@ public struct PresenceTracker: Sendable {
         }
     }
 
+    /// Frees an eighth of ``maximumIdentities`` (see there): one pass over the slots every so
+    /// many new identities, a few slot reads per identity.
+    private mutating func makeRoom() {
+        var idle: [(since: Double, slot: Int)] = []
+        var pending: [(last: Double, slot: Int)] = []
+        for i in slots.indices {
+            switch slots[i].phase {
+            case .idle: idle.append((slots[i].idleSince.isNaN ? -.infinity : slots[i].idleSince, i))
+            case .pending: pending.append((slots[i].last, i))
+            case .checkedIn, .free: break
+            }
+        }
+        let room = max(1, maximumIdentities / 8)
+        idle.sort { $0.since < $1.since }
+        let idleFreed = min(room, idle.count)
+        for (_, i) in idle.prefix(idleFreed) { release(i) }
+        let pendingEnded = min(room - idleFreed, pending.count)
+        if pendingEnded > 0 {
+            pending.sort { $0.last < $1.last }
+            for (_, i) in pending.prefix(pendingEnded) {
+                var s = slots[i]
+                end(i, &s, idleSince: s.last)
+                slots[i] = s
+                release(i)
+            }
+        }
+        counters.identitiesEvicted += idleFreed + pendingEnded
+        counters.pendingVisitsEnded += pendingEnded
+        nextRoom = index.count + room
+    }
+
     private mutating func release(_ i: Int) {
         index.removeValue(forKey: Identity(kind: slots[i].kind, payload: payloads[i]))
         payloads[i] = []
         slots[i].phase = .free
         slots[i].generation &+= 1
+        lookAt[i] = .infinity
         freeSlots.append(UInt32(i))
     }
 }

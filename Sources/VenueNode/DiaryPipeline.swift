@@ -54,6 +54,12 @@ public struct DiaryPipeline {
     /// found again costs one payload hash, while each GAEN identifier (a new one every ~15
     /// minutes per phone) would otherwise hold an entry for an hour.
     public static let keyLifetime: Double = 600
+    /// At most this many cached keys (twice the targets the node follows at most). Each target
+    /// gets one, and a device flooding adverts from random addresses with random GAEN
+    /// identifiers makes a new target a report: beyond this, only the keys used within the last
+    /// minute stay (or none, when they are still more than half), a cache miss costing one
+    /// payload hash.
+    public static let maximumCachedKeys = 32_768
 
     public init(diary: VenueDiary) {
         self.diary = diary
@@ -145,6 +151,10 @@ public struct DiaryPipeline {
             return keys.values[index].key
         }
         let key = diary.key(for: Self.kind(payload.kind), payload: payload.bytes)
+        if keys.count >= Self.maximumCachedKeys {
+            keys = keys.filter { now - $0.value.lastUsed < 60 }
+            if keys.count > Self.maximumCachedKeys / 2 { keys.removeAll() }
+        }
         keys[target] = CachedKey(key: key, payload: payload, lastUsed: now)
         return key
     }

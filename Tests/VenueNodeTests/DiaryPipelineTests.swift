@@ -175,4 +175,24 @@ import VenueDiary
         let visit = try #require(store.visits().first)
         #expect(visit.isOpen && visit.lastSeen == 5 + offset)
     }
+
+    /// A flood of new targets, each with a new GAEN identifier, keeps the key cache bounded; a
+    /// phone heard all along keeps its visit (its key is registered again when the cache lets go).
+    @Test func aFloodOfTargetsKeepsTheKeyCacheBounded() throws {
+        var (p, store) = try pipeline()
+        let phone = Self.target(1)
+        var most = 0
+        for n in 0..<50_000 {
+            let time = 10 + Double(n) / 200  // 200 new targets a second for 250 s
+            var rpi = [UInt8](repeating: 0, count: 16)
+            withUnsafeBytes(of: UInt64(n).littleEndian) { rpi.replaceSubrange(0..<8, with: $0) }
+            p.handle(.measure(Self.target(UInt64(n) + 2), rssi: -70, payload: SensorPayload(kind: .gaen, bytes: rpi), time: time), wallOffset: offset)
+            if n % 200 == 0 { p.handle(.measure(phone, rssi: -60, payload: Self.herald(1), time: time), wallOffset: offset) }
+            most = max(most, p.cachedKeys)
+        }
+        #expect(most <= DiaryPipeline.maximumCachedKeys)
+        _ = try p.close(now: 270 + offset)
+        let visits = try store.visits().filter { $0.kind == .herald }
+        #expect(visits.count == 1 && visits.first?.checkIn == 10 + offset)
+    }
 }
