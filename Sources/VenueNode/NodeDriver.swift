@@ -120,6 +120,9 @@ public struct NodeDriver: Sendable {
     public static let stallLimit: Double = 20
     private var rejectedWrites = 0
     private var actions: [NodeAction] = []
+    /// The batch being carried out while the node appends the next to `actions`: the two
+    /// arrays trade places, so neither is reallocated per advert.
+    private var batch: [NodeAction] = []
 
     public struct Counters: Hashable, Sendable {
         /// GATT writes from a link the driver did not know (it closed meanwhile).
@@ -246,11 +249,14 @@ public struct NodeDriver: Sendable {
     /// Carries out the node's actions; steps answered at once (no handle to read, say) feed the
     /// node again until nothing is left.
     private mutating func drain(now: Double, into out: inout Output) {
+        var current: [NodeAction] = []
+        swap(&current, &batch)
         while !actions.isEmpty {
-            let batch = actions
-            actions.removeAll(keepingCapacity: true)
-            for action in batch { perform(action, now: now, into: &out) }
+            swap(&current, &actions)
+            for action in current { perform(action, now: now, into: &out) }
+            current.removeAll(keepingCapacity: true)
         }
+        swap(&current, &batch)
     }
 
     private mutating func perform(_ action: NodeAction, now: Double, into out: inout Output) {
