@@ -104,7 +104,7 @@ public struct DiaryPipeline {
         let changes = try diary.tick(now: now)
         if now >= nextSweep {
             nextSweep = now + 60
-            keys = keys.filter { now - $0.value.lastUsed < Self.keyLifetime }
+            dropKeys(unusedFor: Self.keyLifetime, now: now)
         }
         if purgeAllowed, now >= (nextPurge ?? -.infinity) {
             nextPurge = now + Self.purgeInterval
@@ -152,11 +152,16 @@ public struct DiaryPipeline {
         }
         let key = diary.key(for: Self.kind(payload.kind), payload: payload.bytes)
         if keys.count >= Self.maximumCachedKeys {
-            keys = keys.filter { now - $0.value.lastUsed < 60 }
+            dropKeys(unusedFor: 60, now: now)
             if keys.count > Self.maximumCachedKeys / 2 { keys.removeAll() }
         }
         keys[target] = CachedKey(key: key, payload: payload, lastUsed: now)
         return key
+    }
+
+    /// Keeps only the cached keys used within `seconds` before `now`.
+    private mutating func dropKeys(unusedFor seconds: Double, now: Double) {
+        keys = keys.filter { now - $0.value.lastUsed < seconds }
     }
 
     /// The diary released the identity (unseen for its key lifetime): register it again.
