@@ -7,6 +7,7 @@ DIARY=/var/lib/venue-beacon/diary.sqlite
 export PYTHONPATH=/opt/vbtest-python
 export DEBIAN_FRONTEND=noninteractive
 
+step() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
 pass() { echo "$1 PASS ${*:2}" >> "$RESULTS"; echo "PASS [$1] ${*:2}"; }
 fail() { echo "$1 FAIL ${*:2}" >> "$RESULTS"; echo "FAIL [$1] ${*:2}"; }
 gap() { echo "$1 GAP ${*:2}" >> "$RESULTS"; echo "GAP [$1] ${*:2}"; }
