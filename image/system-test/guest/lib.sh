@@ -52,9 +52,8 @@ field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # The air: btvirt with four controllers (hci0 the venue's, hci1-3 the phones').
 start_air() {
-    modprobe hci_vhci
-    systemd-run --quiet --unit=vbtest-air --collect btvirt -l4
-    wait_for 20 test -e /sys/class/bluetooth/hci3
+    systemd-run --quiet --unit=vbtest-air --collect sh "$G/air"
+    wait_for 90 sh -c 'for i in 0 1 2 3; do hciconfig hci$i 2>/dev/null | grep -q "BD Address: 00:AA" || exit 1; done'
 }
 stop_air() { systemctl stop vbtest-air 2>/dev/null || true; }
 # phones_down: the phones' controllers down (Bumble binds the user channel, like the service).
