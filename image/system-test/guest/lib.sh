@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the system test's guest stages (sourced; bash). Results go to /mnt/host/out/results
 # as "SCENARIO PASS|FAIL|GAP text" lines; the host turns them into one line per scenario.
 G=/mnt/host/guest
