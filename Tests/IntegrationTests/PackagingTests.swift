@@ -10,6 +10,7 @@ import Testing
     static let scripts = [
         "image/build-deb", "image/debian/postinst", "image/debian/prerm", "image/debian/postrm",
         "image/pi-gen/stage-venue/prerun.sh", "image/pi-gen/stage-venue/00-venue/01-run.sh",
+        "scripts/system-test", "image/system-test/vbtest-entry", "image/system-test/guest/air",
     ]
 
     static func run(_ program: String, _ args: [String], environment: [String: String]? = nil) throws -> ProcessRunner.Result {
@@ -40,6 +41,7 @@ import Testing
         #expect(entry("usr/bin/venue-beacon") == "-rwxr-xr-x")
         #expect(entry("usr/lib/systemd/system/venue-beacon.service") == "-rw-r--r--")
         #expect(entry("etc/venue-beacon/venue-beacon.toml") == "-rw-r--r--")
+        #expect(entry("usr/lib/udev/rules.d/60-venue-beacon-gpio.rules") == "-rw-r--r--")  // GPIO for group gpio
         #expect(entry("usr/share/doc/venue-beacon/copyright") != nil)
         #expect(entry("usr/share/doc/venue-beacon/appliance.md") != nil)
         #expect(entry("usr/share/man/man1/venue-beacon.1.gz") != nil)
