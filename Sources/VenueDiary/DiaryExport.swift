@@ -113,17 +113,6 @@ public enum DiaryExport {
         try sink(writer.buffer)
         return Summary(visits: writer.count, clockUncorrected: writer.clockUncorrected)
     }
-
-    /// Streams an export to a file handle (a file, or standard output for `--output -`).
-    @discardableResult
-    public static func export(
-        _ format: Format, from store: DiaryStore, window: VisitWindow, venue: VenueIdentity, generatedAt: Double,
-        to handle: FileHandle
-    ) throws -> Summary {
-        try export(format, from: store, window: window, venue: venue, generatedAt: generatedAt) { chunk in
-            try handle.write(contentsOf: chunk)
-        }
-    }
 }
 
 /// Formats an export document piece by piece into a byte buffer.

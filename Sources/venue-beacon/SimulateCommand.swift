@@ -79,13 +79,16 @@ struct SimulateCommand: AsyncParsableCommand {
 
         let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads)
         try reportingFailures {
-            guard FileManager.default.createFile(atPath: exportPath, contents: nil),
-                let handle = FileHandle(forWritingAtPath: exportPath)
-            else { throw CLIFailure(message: "\(exportPath): cannot create the file", status: ExitStatus.cannotCreate) }
-            defer { try? handle.close() }
-            try DiaryExport.export(
-                .csv, from: store, window: .all, venue: venueIdentity,
-                generatedAt: venue.origin + run.now, to: handle)
+            let file = try OutputFile(exportPath)
+            do {
+                try DiaryExport.export(
+                    .csv, from: store, window: .all, venue: venueIdentity,
+                    generatedAt: venue.origin + run.now, to: file.write)
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw error
+            }
             let line = try report.json()
             try Data((line + "\n").utf8).write(to: directory.appendingPathComponent("efficacy.json"))
         }
@@ -124,15 +127,15 @@ struct StatusLine {
         if interactive {
             guard ContinuousClock.now - lastShown >= .milliseconds(200) else { return }
             lastShown = .now
-            FileHandle.standardError.write(Data(("\r" + text(run) + "   ").utf8))
+            Console.status("\r" + text(run) + "   ")
         } else if run.now - lastLoggedVenueTime >= 1800 {
             lastLoggedVenueTime = run.now
-            FileHandle.standardError.write(Data((text(run) + "\n").utf8))
+            Console.status(text(run) + "\n")
         }
     }
 
     mutating func done(_ run: VenueRun) {
-        FileHandle.standardError.write(Data(((interactive ? "\r" : "") + text(run) + "\n").utf8))
+        Console.status((interactive ? "\r" : "") + text(run) + "\n")
     }
 
     private mutating func text(_ run: VenueRun) -> String {
