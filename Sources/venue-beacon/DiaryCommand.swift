@@ -88,28 +88,44 @@ struct DiaryCommand: ParsableCommand {
         }
     }
 
-    struct Purge: ParsableCommand {
+    struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete visits older than recording_days (the service also does this at start and hourly).",
+            abstract: "Delete visits older than recording_days, and outbox emails carrying them (the service also does this at start and hourly).",
             discussion: """
                 Deletes visits whose check-out is more than recording_days before now. With \
                 recording_days = 0 every visit is deleted; with "forever" nothing is. Deleted rows \
-                are overwritten in the file (secure_delete).
+                are overwritten in the file (secure_delete). Emails waiting in the outbox whose \
+                earliest visit is that old are deleted undelivered too.
                 """)
 
         @OptionGroup var options: ConfigOptions
         @OptionGroup var now: NowOption
 
-        func run() throws {
+        func run() async throws {
             let settings = try options.load()
+            guard let days = settings.diary.recordingDays else {
+                Console.out("nothing purged: recording_days is \"forever\"")
+                return
+            }
+            let time = now.time
             try reportingFailures(diary: settings.diary.path) {
-                guard let days = settings.diary.recordingDays else {
-                    Console.out("nothing purged: recording_days is \"forever\"")
+                guard FileManager.default.fileExists(atPath: settings.diary.path) else {
+                    Console.out("no diary at \(settings.diary.path): no visits to purge")
                     return
                 }
                 let store = try DiaryStore(path: settings.diary.path)
-                let deleted = try store.purge(now: now.time, recordingDays: days)
-                Console.out("purged \(deleted) visits with check-out before \(TimeText.iso8601(now.time - Double(days) * 86_400))")
+                let deleted = try store.purge(now: time, recordingDays: days)
+                Console.out("purged \(deleted) visits with check-out before \(TimeText.iso8601(time - Double(days) * 86_400))")
+            }
+            let dropped: [OutboxEntry]
+            do {
+                dropped = try await ExportDelivery(settings: settings).outbox.purge(now: Date(timeIntervalSince1970: time))
+            } catch {
+                Console.error("cannot purge the outbox \(settings.export.outbox): \(error)")
+                throw ExitCode(ExitStatus.ioError)
+            }
+            if !dropped.isEmpty {
+                Console.out("dropped \(dropped.count) undelivered email\(dropped.count == 1 ? "" : "s") from the outbox: \(dropped.map(\.id).joined(separator: ", "))")
             }
         }
     }

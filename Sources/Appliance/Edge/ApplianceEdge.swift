@@ -83,7 +83,7 @@ public final class ApplianceEdge: Sendable {
         self.pageOut = pageOut
         let notifier = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
-        let delivery = ExportDelivery(settings: settings.export)
+        let delivery = ExportDelivery(settings: settings)
         let job = ExportJob(settings: settings, delivery: delivery, indicator: panel, prepare: { await diaryFlusher?.flush() })
         let state = self.state
         self.panel = panel
@@ -169,6 +169,9 @@ public final class ApplianceEdge: Sendable {
             for id in report.delivered { logger.info("outbox: delivered \(id)") }
             for entry in report.failed {
                 logger.warning("outbox: \(entry.messageID) still not accepted (attempt \(entry.attempts)): \(entry.lastError ?? "")")
+            }
+            for entry in report.expired {
+                logger.warning("outbox: \(entry.messageID) dropped undelivered after \(entry.attempts) attempts: the visits it carries passed recording_days")
             }
             if let problem = report.problem { logger.error("outbox: \(problem)") }
 
