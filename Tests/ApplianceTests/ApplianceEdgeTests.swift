@@ -142,4 +142,40 @@ import VenueNode
         edge.shutdown()
         #expect(await eventually { gpio.state.withLock { $0.closed } })
     }
+
+    /// A damaged diary: the service stays up showing a fault (fast blink), tells systemd why and
+    /// feeds the watchdog, until a termination signal.
+    @Test func aFaultThatRestartingCannotMendIsHeldOnTheStatusLEDUntilStopped() async throws {
+        let dir = TemporaryDirectory("edge")
+        let gpio = FakeGPIO()
+        let socket = try NotifySocket(dir.file("notify"))
+        let edge = await ApplianceEdge.start(
+            settings: try settings(dir, gpio: true), logger: Logger(label: "test"), gpio: gpio,
+            detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }),
+            environment: ["NOTIFY_SOCKET": socket.name, "WATCHDOG_USEC": "2000000"])
+        let (signals, continuation) = AsyncStream.makeStream(of: ServiceSignal.self)
+        let held = Task { await edge.holdFault("the venue diary d.sqlite is damaged", signals: signals) }
+        #expect(socket.receive() == "READY=1")
+        #expect(socket.receive() == "STATUS=not recording: the venue diary d.sqlite is damaged")
+        #expect(socket.receive() == "WATCHDOG=1")
+        // Fast blink: the status line goes on and off within half a second, again and again.
+        #expect(await eventually { gpio.state.withLock { s in s.changes.filter { $0.line == "GPIO17" }.count >= 6 } })
+        #expect(socket.receive() == "WATCHDOG=1")  // fed while held (every second, at most every half interval)
+        continuation.yield(.reload)
+        try await Task.sleep(for: .milliseconds(50))
+        continuation.yield(.terminate(SIGTERM))
+        await held.value
+        #expect(socket.receive(until: "STOPPING=1") == "STOPPING=1")
+        edge.shutdown()
+    }
+}
+
+extension NotifySocket {
+    /// Reads datagrams until one is `message` (nil when none comes within the socket's timeout).
+    func receive(until message: String) -> String? {
+        while let next = receive() {
+            if next == message { return next }
+        }
+        return nil
+    }
 }
