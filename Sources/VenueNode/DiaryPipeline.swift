@@ -83,12 +83,16 @@ public struct DiaryPipeline {
             }
             record(target.id, payload, key, time: wall, rssi: nil)
 
-        case .measure(let target, let rssi, let payload?, let time):
+        case .measure(let target, let rssi, let payload?, _, let time):
             let wall = time + wallOffset
             record(target.id, payload, key(for: target.id, payload: payload, now: wall), time: wall, rssi: rssi)
 
         case .share(_, let payloads, _, _):
             counters.sharedPayloads += payloads.count
+
+        case .delete(let target, _):
+            // The node never reports a forgotten target's id again: its key can go at once.
+            keys[target.id] = nil
 
         case .measure, .detect, .bluetoothState:
             break

@@ -65,10 +65,8 @@ public struct NodeService: Sendable {
                 diaryPath: settings.diary.path, diarySettings: setup.diary, flushPolicy: settings.diaryFlushPolicy,
                 heraldLogs: settings.herald.logDirectory.map { directory in
                     HeraldLogWriter(
-                        directory: directory,
-                        detection: DetectionLog(
-                            deviceName: settings.venue.name, operatingSystemVersion: ProductVersion.string, ownPayload: identity.payload),
-                        statistics: StatisticsLog(ownPayload: identity.payload))
+                        directory: directory, deviceName: settings.venue.name, softwareVersion: ProductVersion.string,
+                        ownPayload: identity.payload)
                 }),
             clock: clock, hooks: hooks, logger: logger)
         let radio = NodeRadio(
