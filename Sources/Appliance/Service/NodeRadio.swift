@@ -85,7 +85,9 @@ struct NodeRadio: Sendable {
                             status = line
                             hooks.status(line)
                         }
-                        let dropped = inbox.dropped
+                        // Advertising reports are the only events dropped on the way in, by
+                        // the host's queue or the inbox; both count them.
+                        let dropped = inbox.dropped + host.events.droppedCounts.values.reduce(0, +)
                         if dropped > droppedReported {
                             logger.warning("the node fell behind: \(dropped - droppedReported) advertising reports dropped")
                             droppedReported = dropped
