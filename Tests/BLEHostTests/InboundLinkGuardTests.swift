@@ -79,9 +79,9 @@ import Testing
         var controller = FakeController()
         var emitted: [HostEvent] = []
 
-        init() throws {
+        init(maximumConnections: Int = 4) throws {
             engine = HostEngine(configuration: HostConfiguration(
-                database: try Fixture.database(), requestTimeout: .seconds(10),
+                database: try Fixture.database(), linkManager: .init(maximumConnections: maximumConnections), requestTimeout: .seconds(10),
                 inboundLinks: .init(idleTimeout: .seconds(5), backoff: .seconds(30))))
             run(engine.start(now: HostEngineIdleLinkTests.at(0)), now: HostEngineIdleLinkTests.at(0))
         }
@@ -155,6 +155,30 @@ import Testing
         // After its backoff it gets in again.
         rig.connects(Self.idler, handle: 0x44, now: Self.at(36))
         #expect(rig.emitted.contains { if case .connected(let link) = $0 { link.handle == 0x44 } else { false } })
+    }
+
+    /// Three holders take every link (the cap is 3): the node's own connection is refused at
+    /// the cap until the idle limit drops them; then it gets its link, and the holders coming
+    /// straight back are refused.
+    @Test func holdersOfEveryLinkAreDroppedAndTheNodeConnectsAgain() throws {
+        var rig = try Rig(maximumConnections: 3)
+        let holders = (1...3).map { BluetoothAddress(rawValue: 0xC000_0000_00C0 + UInt64($0)) }
+        for (n, holder) in holders.enumerated() { rig.connects(holder, handle: 0x41 + UInt16(n), now: Self.at(1)) }
+        #expect(rig.engine.openLinks.count == 3)
+        let phone = BluetoothAddress(rawValue: 0xC000_0000_00D1)
+        rig.controller.connectBehaviour = .connect(handle: 0x50)
+        let refused = rig.engine.perform(.connect(phone, .random, timeout: .seconds(5)), id: HostRequestID(rawValue: 1), now: Self.at(2))
+        #expect(refused.contains { if case .reply(_, .failure(.connectionFailed(.connectionLimitExceeded))) = $0 { true } else { false } }, "\(refused)")
+        rig.run(refused, now: Self.at(2))
+        rig.tick(Self.at(6))
+        #expect(Set(rig.disconnects().map(\.handle)) == [0x41, 0x42, 0x43])
+        #expect(rig.engine.openLinks.isEmpty)
+        for (n, holder) in holders.enumerated() { rig.connects(holder, handle: 0x44 + UInt16(n), now: Self.at(6.5)) }
+        #expect(rig.engine.openLinks.isEmpty)
+        #expect(rig.engine.inboundCounters == .init(idleDrops: 3, refusals: 3))
+        let connect = rig.engine.perform(.connect(phone, .random, timeout: .seconds(5)), id: HostRequestID(rawValue: 2), now: Self.at(7))
+        rig.run(connect, now: Self.at(7))
+        #expect(rig.engine.openLinks.map(\.peerAddress) == [phone])
     }
 
     /// Issue 15, item 4: a peer that never answers the node's first ATT request (the MTU
