@@ -52,7 +52,7 @@ public struct NodeService: Sendable {
         let setup = settings.nodeSetup
         let identity = try setup.identity()
         let device = try HCITransportSpec(settings.bluetooth.device)
-        let gate = SignalWriteGate()
+        let gate = SignalWriteGate(rateLimit: .node)
         // Outside opening hours at start the radio starts switched off.
         let openAtStart = settings.schedule?.isOpen(at: Date(timeIntervalSince1970: clock.wall())) ?? true
         let host = BluetoothHost(
