@@ -33,7 +33,7 @@ public struct Air: Sendable {
     public internal(set) var counters = AirCounters()
 
     var adverts: AdvertStream
-    var queue = EventQueue<Happening>()
+    var queue = TimedEventHeap<Happening>()
     /// Packets for the host, in order, due at ``now``.
     var outbox: [H4Packet] = []
     var pendingReports: [LEAdvertisingReport] = []
