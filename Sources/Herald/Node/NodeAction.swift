@@ -97,10 +97,10 @@ public struct AdvertSighting: Hashable, Sendable {
 
     /// One report from the controller, classified.
     public init(report: borrowing LEAdvertisingReport, classifier: borrowing AdvertClassifier) {
+        let (advertClass, txPower) = classifier.classifyReport(report.data)
         self.init(
             address: report.address, addressType: report.addressType,
             connectable: report.eventType == .scanResponse ? nil : report.eventType.isConnectable,
-            rssi: report.rssi.map(Int.init), advertClass: classifier.classify(report.data),
-            txPower: AdvertisingData(report.data).txPowerLevel.map(Int.init))
+            rssi: report.rssi.map(Int.init), advertClass: advertClass, txPower: txPower)
     }
 }
