@@ -80,7 +80,10 @@ public struct AdvertClassifier: Sendable {
 
     public func classify(_ data: AdvertisingData) -> AdvertClass { classify(data.bytes) }
 
-    public func classify(_ data: ArraySlice<UInt8>) -> AdvertClass { classifyReport(data).advertClass }
+    public func classify(_ data: ArraySlice<UInt8>) -> AdvertClass {
+        let scan = data.withUnsafeBufferPointer { self.scan($0) }
+        return advertClass(scan, data)
+    }
 
     /// The class and the TX power level (AD type 0x0A) the data announces, from the same one
     /// pass over its AD structures.
@@ -89,6 +92,7 @@ public struct AdvertClassifier: Sendable {
         return (advertClass(scan, data), scan.txPower.map(Int.init))
     }
 
+    @inline(__always)
     private func advertClass(_ scan: Scan, _ data: ArraySlice<UInt8>) -> AdvertClass {
         if scan.herald { return .herald(pseudoAddress: scan.pseudo, apple: scan.apple) }
         if let gaen = scan.gaen { return .gaen(gaen) }
