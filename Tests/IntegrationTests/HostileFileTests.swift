@@ -217,4 +217,32 @@ import Testing
         // The large file is 23 MB more than the small one; holding it would cost three times that.
         #expect(large - small < 10, "peak \(small) MB for 1.5 MB of sightings, \(large) MB for 24 MB")
     }
+
+    /// A full disk: the replay and the export say which file and that the disk is full, exit 74,
+    /// and the diary stays a sound database. A 256 KiB tmpfs stands in for a full SD card.
+    @Test func aFullDiskNamesTheFileAndExits74() throws {
+        let venue = try Venue()
+        defer { venue.dir.remove() }
+        let small = venue.dir.path("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        let mounted = try ProcessRunner.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=256k", "tmpfs", small])
+        try #require(mounted.status == 0, "mounting a tmpfs needs root, as CI runs: \(mounted.output)")
+        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/umount"), [small]) }
+        let config = try venue.dir.write("full.toml", try String(contentsOfFile: venue.config, encoding: .utf8)
+            .replacingOccurrences(of: venue.diary, with: small + "/diary.sqlite"))
+        var text = "time,kind,payload,rssi\n"
+        // 20,000 visits of 200 s: a few MB of diary.
+        for phone in 0..<20_000 {
+            for step in 0..<3 { text += "\(1_763_805_600 + phone + step * 100),herald,\(String(format: "%08x", phone))aabbccddeeff,-60\n" }
+        }
+        let file = try venue.dir.write("s.csv", text)
+        let replay = try ProcessRunner.venueBeacon(["diary", "replay", file, "--config", config])
+        #expect(replay.status == 74, "\(replay.output)")
+        #expect(replay.stderr.contains("cannot write the venue diary \(small)/diary.sqlite: the disk is full"), "\(replay.output)")
+        let export = try ProcessRunner.venueBeacon(["export", "--days", "all", "--output", small + "/export.csv", "--config", config])
+        #expect([65, 66, 74].contains(export.status), "\(export.output)")
+        #expect(!export.stderr.contains("NSCocoaErrorDomain"), "\(export.output)")
+        try #require(FileManager.default.fileExists(atPath: small + "/diary.sqlite"))
+        #expect(try DiaryCommandTests.Venue.integrityOK(small + "/diary.sqlite"))
+    }
 }
