@@ -5,12 +5,12 @@
 //   BLEHost       pure LE host: H4, HCI, ACL, L2CAP, ATT, GATT, advertising data, link manager, btsnoop
 //   BLETransport  ways to reach a controller: HCI user channel (Pi), H4 over a unix socket (btvirt)
 //   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
+//   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
-//   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
 //   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
+//   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
-//   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
 import PackageDescription
 
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")

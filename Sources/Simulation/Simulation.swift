@@ -5,7 +5,7 @@
 //
 //   SimulationRandom       seeded xoshiro256** with its own distributions; one stream per device
 //   VirtualClock, Pacer    virtual seconds since opening; pacing at max speed or a speed-up
-//   EventQueue             min-heap scheduler, ties in scheduling order
+//   TimedEventHeap         min-heap scheduler, ties in scheduling order
 //   VenueConfiguration     visitors, hours, seed, phone mix, behaviour, the diary's limits
 //   VenueModel.generate    → GroundTruth: people, SimulatedDevices (presence, distance paths,
 //                          adverts, address rotation), TrueVisits

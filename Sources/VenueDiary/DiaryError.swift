@@ -14,6 +14,14 @@ public enum DiaryError: Error, Equatable, CustomStringConvertible {
     case sharingDisabled
     /// A setting the diary cannot use (the config file validates first; this is the backstop).
     case invalidSetting(name: String, value: String, allowed: String)
+    /// SQLite found the file damaged (a failed `quick_check`, or corruption met while reading):
+    /// nothing more is written into it.
+    case damaged(path: String, reason: String)
+    /// The disk holding the diary is full; what was being written was rolled back.
+    case diskFull(path: String)
+    /// The diary could not be written or read for an operating-system reason (an I/O error, a
+    /// read-only file or file system); what was being written was rolled back.
+    case ioFailure(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -31,6 +39,23 @@ public enum DiaryError: Error, Equatable, CustomStringConvertible {
             "sharing is disabled (share_days = 0): nothing may be exported"
         case let .invalidSetting(name, value, allowed):
             "invalid \(name) \(value): \(allowed)"
+        case let .damaged(path, reason):
+            "the venue diary \(path) is damaged (\(reason)); nothing more is written into it. "
+                + "Run `venue-beacon diary check` for details, `venue-beacon diary salvage NEW_FILE` to copy every "
+                + "readable visit into a new diary, then point [diary] path at NEW_FILE (keep the damaged file for the record)."
+        case let .diskFull(path):
+            "cannot write the venue diary \(path): the disk is full; nothing was lost from the diary, but nothing new "
+                + "is recorded until space is freed (an old export, the outbox, a log)."
+        case let .ioFailure(path, reason):
+            "cannot use the venue diary \(path): \(reason)"
+        }
+    }
+
+    /// Whether restarting the service could help: a damaged, foreign or newer file stays so.
+    public var isPermanent: Bool {
+        switch self {
+        case .damaged, .notADiary, .newerSchema: true
+        default: false
         }
     }
 }

@@ -61,6 +61,10 @@ public enum DiaryExport {
         public var visits: Int
         /// Visits whose times could not be corrected to a synchronised clock.
         public var clockUncorrected: Int
+        /// The earliest end (check-out, or last sighting while open) of the exported visits: the
+        /// first of them that retention deletes goes at this time plus `recording_days`, and a
+        /// copy of the export held on the node (the outbox) must not outlive it. Nil: no visits.
+        public var earliestEnd: Double? = nil
     }
 
     /// The visits a share export covers at `now`; `.days(0)` refuses with
@@ -111,18 +115,7 @@ public enum DiaryExport {
         }
         writer.finish()
         try sink(writer.buffer)
-        return Summary(visits: writer.count, clockUncorrected: writer.clockUncorrected)
-    }
-
-    /// Streams an export to a file handle (a file, or standard output for `--output -`).
-    @discardableResult
-    public static func export(
-        _ format: Format, from store: DiaryStore, window: VisitWindow, venue: VenueIdentity, generatedAt: Double,
-        to handle: FileHandle
-    ) throws -> Summary {
-        try export(format, from: store, window: window, venue: venue, generatedAt: generatedAt) { chunk in
-            try handle.write(contentsOf: chunk)
-        }
+        return Summary(visits: writer.count, clockUncorrected: writer.clockUncorrected, earliestEnd: writer.earliestEnd)
     }
 }
 
@@ -134,6 +127,7 @@ struct ExportWriter {
     var buffer: [UInt8] = []
     private(set) var count = 0
     private(set) var clockUncorrected = 0
+    private(set) var earliestEnd: Double?
 
     init(format: DiaryExport.Format, venue: VenueIdentity?, window: VisitWindow, generatedAt: Double) {
         self.format = format
@@ -250,6 +244,8 @@ struct ExportWriter {
         }
         count += 1
         if clockUncorrected { self.clockUncorrected += 1 }
+        let end = checkOut ?? lastSeen
+        if end < earliestEnd ?? .infinity { earliestEnd = end }
     }
 
     /// A row in ``VisitRow/selection`` order, read without copying its payload.

@@ -45,9 +45,21 @@ public enum DiaryReplay {
                 .sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
                 .map(\.element)
         }
+        guard let start = ordered.first?.time, let end = ordered.last?.time else { return ReplaySummary() }
+        return try replay(sightingCount: ordered.count, start: start, end: end, into: store, settings: settings, policy: policy, afterBatch: afterBatch) { feed in
+            for sighting in ordered { try feed(sighting) }
+        }
+    }
+
+    /// Replays `sightingCount` sightings from `start` to `end` that `sightings` hands to its argument
+    /// one by one, in time order (a file streamed from disk, ``SightingsFile``).
+    public static func replay(
+        sightingCount: Int, start: Double, end: Double, into store: DiaryStore, settings: DiarySettings, policy: FlushPolicy = .replay,
+        afterBatch: ((ReplaySummary) -> Void)? = nil, sightings: ((Sighting) throws -> Void) throws -> Void
+    ) throws -> ReplaySummary {
         var summary = ReplaySummary()
-        summary.sightings = ordered.count
-        guard let start = ordered.first?.time, let end = ordered.last?.time else { return summary }
+        summary.sightings = sightingCount
+        guard sightingCount > 0 else { return summary }
 
         var diary = try VenueDiary(store: store, settings: settings, now: start, policy: policy, resumingOpenVisits: false)
         func count(_ changes: [VisitChange]) {
@@ -67,7 +79,7 @@ public enum DiaryReplay {
         }
         // The clock ticks once per second of replayed time, as the live service's would.
         var lastTick = -Double.infinity
-        for sighting in ordered {
+        try sightings { sighting in
             if sighting.time - lastTick >= 1 {
                 count(try diary.tick(now: sighting.time))
                 lastTick = sighting.time

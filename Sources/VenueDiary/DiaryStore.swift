@@ -67,6 +67,8 @@ public struct DiaryStore: Sendable {
             try Self.checkIdentity(path: path, readOnly: readOnly)
         } else if readOnly {
             throw DiaryError.missing(path: path)
+        } else {
+            try Self.createPrivateFile(path)
         }
 
         var config = Configuration()
@@ -82,7 +84,7 @@ public struct DiaryStore: Sendable {
             }
         }
         do {
-            database = try DatabasePool(path: path, configuration: config)
+            database = try DatabasePool(path: readOnly ? Self.readingLocation(path) : path, configuration: config)
             if !readOnly {
                 // After the pool's own WAL setup, which chooses NORMAL; the pool keeps this one
                 // writer connection for its lifetime.
@@ -92,7 +94,38 @@ public struct DiaryStore: Sendable {
                 try DiarySchema.migrator.migrate(database)
             }
         } catch let error as DatabaseError {
-            throw DiaryError.unreadable(path: path, reason: error.message ?? "\(error)")
+            throw DiaryError.from(error, path: path) ?? DiaryError.unreadable(path: path, reason: error.message ?? "\(error)")
+        }
+    }
+
+    /// Where a reader opens the diary. A WAL database needs its `-shm` index to be read, which
+    /// SQLite creates beside the file; when neither the file nor its directory can be written
+    /// by this user (a copy on a write-protected stick, a diary owned by the service's user
+    /// read through a group) and no `-wal` file is there, nothing can be writing it, so it is
+    /// opened as immutable and read without an index (SQLite's `immutable=1`).
+    static func readingLocation(_ path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        let writable = access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0
+        guard !writable, access(path + "-wal", F_OK) != 0 else { return path }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute
+        return "file:\(encoded)?immutable=1"
+    }
+
+    /// Creates an empty diary file readable by its owner only (0600, whatever the umask): it will
+    /// hold phone identifiers and visit times. SQLite gives the `-wal` and `-shm` files it creates
+    /// beside it the same mode.
+    private static func createPrivateFile(_ path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { return }
+            throw DiaryError.ioFailure(path: path, reason: "cannot create the file: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        guard fchmod(fd, 0o600) == 0 else {
+            throw DiaryError.ioFailure(path: path, reason: "cannot make the file private: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -111,7 +144,7 @@ public struct DiaryStore: Sendable {
         config.readonly = true
         config.busyMode = .timeout(10)
         do {
-            let queue = try DatabaseQueue(path: path, configuration: config)
+            let queue = try DatabaseQueue(path: readingLocation(path), configuration: config)
             defer { try? queue.close() }
             try queue.read { db in
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
@@ -135,12 +168,17 @@ public struct DiaryStore: Sendable {
                 if readOnly && version < DiarySchema.version {
                     throw DiaryError.needsMigration(path: path, version: version, current: DiarySchema.version)
                 }
+                // Before anything is written into it or read out of it: a damaged file would
+                // take in new visits (a replay, the service) or stream half an export.
+                let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(1)")
+                if problems != ["ok"] {
+                    let found = problems.joined(separator: " ").split(whereSeparator: \.isNewline).joined(separator: " ")
+                    throw DiaryError.damaged(path: path, reason: "quick_check: \(found.prefix(300))")
+                }
             }
         } catch let error as DatabaseError {
-            if error.resultCode == .SQLITE_NOTADB {
-                throw DiaryError.notADiary(path: path, reason: "not an SQLite database")
-            }
-            throw DiaryError.unreadable(path: path, reason: error.message ?? "\(error)")
+            // The header said SQLite: SQLITE_NOTADB now means a damaged header, not a foreign file.
+            throw DiaryError.from(error, path: path) ?? DiaryError.unreadable(path: path, reason: error.message ?? "\(error)")
         }
     }
 

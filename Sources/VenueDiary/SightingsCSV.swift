@@ -32,35 +32,53 @@ public enum SightingsCSV {
     static let latestTime = 253_402_300_800.0
 
     public static func parse(_ bytes: [UInt8]) throws(SightingsCSVError) -> [Sighting] {
-        var text = bytes[...]
-        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        var reader = LineReader()
         var sightings: [Sighting] = []
-        var sawHeader = false
         var lineNumber = 0
-        for rawLine in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
+            if let sighting = try reader.read(line, number: lineNumber) { sightings.append(sighting) }
+        }
+        try reader.finish()
+        return sightings
+    }
+
+    /// Reads a sightings file one line at a time (a file too large to hold goes through this):
+    /// the header first, then one sighting per non-blank line.
+    public struct LineReader {
+        private var sawHeader = false
+
+        public init() {}
+
+        /// One line without its `\n` (a trailing `\r` is dropped here); nil for the header and
+        /// blank lines.
+        public mutating func read(_ rawLine: ArraySlice<UInt8>, number lineNumber: Int) throws(SightingsCSVError) -> Sighting? {
             var line = rawLine
+            if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            if trimmed(line).isEmpty { continue }
+            if trimmed(line).isEmpty { return nil }
             let fields = line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(unquoted)
             if !sawHeader {
-                let found = String(decoding: line, as: UTF8.self)
+                let found = String(decoding: line.prefix(200), as: UTF8.self)
                 guard fields.map({ String(decoding: $0, as: UTF8.self).lowercased() }) == ["time", "kind", "payload", "rssi"] else {
                     throw SightingsCSVError(line: lineNumber, problem: "expected the header \(header), found '\(found)'")
                 }
                 sawHeader = true
-                continue
+                return nil
             }
             do {
-                sightings.append(try sighting(fields))
+                return try sighting(fields)
             } catch {
                 throw SightingsCSVError(line: lineNumber, problem: error.problem)
             }
         }
-        guard sawHeader else {
-            throw SightingsCSVError(line: 1, problem: "no header: a sightings file starts with \(header)")
+
+        /// At the end of the file: a file without a header is refused.
+        public func finish() throws(SightingsCSVError) {
+            guard sawHeader else {
+                throw SightingsCSVError(line: 1, problem: "no header: a sightings file starts with \(header)")
+            }
         }
-        return sightings
     }
 
     private struct RowError: Error {

@@ -15,7 +15,7 @@ import VenueDiary
 ///   counts it for check-in and check-out and leaves it out of the RSSI statistics.
 ///
 /// Event times are seconds on the node's steady clock; `wallOffset` turns them into the diary's
-/// wall-clock Unix seconds (wall = time + offset). ``tick(now:purgeAllowed:)`` runs once a
+/// wall-clock Unix seconds (wall = time + offset). ``tick(now:)`` runs once a
 /// second: it closes visits, commits when due, purges at the first allowed tick and hourly after,
 /// and returns the check-ins and check-outs for logs and LEDs.
 ///
@@ -83,12 +83,16 @@ public struct DiaryPipeline {
             }
             record(target.id, payload, key, time: wall, rssi: nil)
 
-        case .measure(let target, let rssi, let payload?, let time):
+        case .measure(let target, let rssi, let payload?, _, let time):
             let wall = time + wallOffset
             record(target.id, payload, key(for: target.id, payload: payload, now: wall), time: wall, rssi: rssi)
 
         case .share(_, let payloads, _, _):
             counters.sharedPayloads += payloads.count
+
+        case .delete(let target, _):
+            // The node never reports a forgotten target's id again: its key can go at once.
+            keys[target.id] = nil
 
         case .measure, .detect, .bluetoothState:
             break
@@ -96,17 +100,23 @@ public struct DiaryPipeline {
     }
 
     /// Once a second (wall-clock `now`): closes visits unseen for longer than the check-out
-    /// limit, commits when due, and applies retention at the first tick with `purgeAllowed`
-    /// (pass false while the system clock is not synchronised) and hourly after. Returns the
-    /// visit changes (check-ins, check-outs, walk-pasts). A failed write keeps its changes for
-    /// the next tick and throws.
-    public mutating func tick(now: Double, purgeAllowed: Bool = true) throws -> [VisitChange] {
+    /// limit, commits when due, and applies retention at the first tick and hourly after.
+    /// Returns the visit changes (check-ins, check-outs, walk-pasts). A failed write keeps its
+    /// changes for the next tick and throws.
+    ///
+    /// Retention runs whether or not the system clock is synchronised. A node that never
+    /// synchronises (no network at the venue) purges on its own timeline: its clock restarts
+    /// from the last saved time at every boot (the Pi has no real-time clock), so visit times
+    /// and `now` come from one clock that never runs ahead of the true time, ages are never
+    /// overstated, and time powered off is not counted (a visit may be kept longer than
+    /// `recording_days` of calendar time, never shorter).
+    public mutating func tick(now: Double) throws -> [VisitChange] {
         let changes = try diary.tick(now: now)
         if now >= nextSweep {
             nextSweep = now + 60
             dropKeys(unusedFor: Self.keyLifetime, now: now)
         }
-        if purgeAllowed, now >= (nextPurge ?? -.infinity) {
+        if now >= (nextPurge ?? -.infinity) {
             nextPurge = now + Self.purgeInterval
             counters.purges += 1
             counters.purged += try diary.purge(now: now)

@@ -16,6 +16,9 @@ public struct NodeSetup: Sendable {
     public var maxConnections: Int
     /// Seconds a connection attempt may take.
     public var connectTimeout: Double
+    /// Seconds a phone's link (the phone connected to us) may go without a valid signal write
+    /// or a payload read before it is dropped (and its address backed off).
+    public var idleLinkSeconds: Double
     /// The Herald policy as configured; ``nodeConfiguration`` is what the node runs.
     public var node: NodeConfiguration
     public var classifier: AdvertClassifier.Configuration
@@ -29,7 +32,7 @@ public struct NodeSetup: Sendable {
         legacyService: Bool = false,
         advertising: LESetAdvertisingParameters = LESetAdvertisingParameters(intervalMin: 320, intervalMax: 320),
         scanning: LESetScanParameters = LESetScanParameters(interval: 160, window: 80), maxConnections: Int = 8,
-        connectTimeout: Double = 12, node: NodeConfiguration = NodeConfiguration(),
+        connectTimeout: Double = 12, idleLinkSeconds: Double = 20, node: NodeConfiguration = NodeConfiguration(),
         classifier: AdvertClassifier.Configuration = .init(), diary: DiarySettings = DiarySettings()
     ) {
         self.beacon = beacon
@@ -38,6 +41,7 @@ public struct NodeSetup: Sendable {
         self.scanning = scanning
         self.maxConnections = maxConnections
         self.connectTimeout = connectTimeout
+        self.idleLinkSeconds = idleLinkSeconds
         self.node = node
         self.classifier = classifier
         self.diary = diary
@@ -50,6 +54,18 @@ public struct NodeSetup: Sendable {
         node.concurrentConnectionQuota = min(node.concurrentConnectionQuota, max(1, maxConnections - 1))
         return node
     }
+
+    /// How long each GATT request of the node's own (MTU exchange, discovery, the payload read,
+    /// a signal write) waits for the phone before the read is abandoned and the link closed. A
+    /// product choice, shorter than ATT's 30 s transaction timeout: a phone in range answers
+    /// within a few connection intervals (tens of milliseconds; a second at the slowest
+    /// parameters phones use), and a peer that never answers should not hold one of the node's
+    /// few links for half a minute.
+    public static let requestTimeout: Duration = .seconds(10)
+
+    /// A phone dropped for idleness is refused for 30 s, then 60 s, … at most 5 min.
+    public static let idleBackoff: Duration = .seconds(30)
+    public static let maximumIdleBackoff: Duration = .seconds(300)
 
     /// What the node advertises and serves.
     public func identity() throws(PayloadSizeError) -> VenueBeaconIdentity {
@@ -68,7 +84,11 @@ public struct NodeSetup: Sendable {
             linkManager: LinkManager.Configuration(
                 connectTimeout: .milliseconds(Int64((connectTimeout * 1000).rounded())), maximumConnections: maxConnections),
             validateWrite: gate.validate,
-            switchedOn: switchedOn)
+            switchedOn: switchedOn,
+            requestTimeout: Self.requestTimeout,
+            inboundLinks: InboundLinkGuard.Configuration(
+                idleTimeout: .milliseconds(Int64((idleLinkSeconds * 1000).rounded())), backoff: Self.idleBackoff,
+                maximumBackoff: Self.maximumIdleBackoff))
     }
 
     /// The node's driver around the Herald policy.

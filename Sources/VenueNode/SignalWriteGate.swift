@@ -7,25 +7,82 @@ import Synchronization
 /// oversized) is answered with ATT error 0x0D, Invalid Attribute Value Length, as Herald's iOS
 /// peripheral does. Writes to other characteristics are left to the database's permissions.
 ///
+/// With a ``RateLimit`` each link may have at most `burst` signal writes accepted at once and
+/// `perSecond` after that (a token bucket per link); a write beyond it is answered with 0x11,
+/// Insufficient Resources (a Write Command is dropped), changes nothing, is counted in
+/// ``rateLimited`` and, not being accepted, does not keep the link from its idle limit. Herald
+/// phones write a few times a minute; the limit bounds what one link can make the node do (and
+/// the events it queues, which are never dropped) to `perSecond`.
+///
 /// It runs on the host's thread for every write, so it only decodes and counts; accepted writes
 /// reach the node as events and are decoded again there.
 public final class SignalWriteGate: Sendable {
-    private let rejectedCount = Atomic<Int>(0)
+    public struct RateLimit: Hashable, Sendable {
+        public var perSecond: Double
+        public var burst: Int
 
-    public init() {}
+        public init(perSecond: Double, burst: Int) {
+            self.perSecond = max(perSecond, 0.001)
+            self.burst = max(burst, 1)
+        }
+
+        /// `venue-beacon run`'s limit: 4 signal writes a second per link, 8 at once.
+        public static let node = RateLimit(perSecond: 4, burst: 8)
+    }
+
+    private struct Bucket: Sendable {
+        var tokens: Double
+        var at: ContinuousClock.Instant
+    }
+
+    private let rejectedCount = Atomic<Int>(0)
+    private let limitedCount = Atomic<Int>(0)
+    private let limit: RateLimit?
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let buckets = Mutex<[UInt16: Bucket]>([:])
+
+    /// Without a rate limit (the simulator, whose phones run on a simulated clock) by default.
+    public init(rateLimit: RateLimit? = nil, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.limit = rateLimit
+        self.now = now
+    }
 
     /// The validator to give the host.
     public func validate(_ write: GATTWrite) -> ATTErrorCode? {
         guard write.characteristic.uuid == HeraldUUIDs.androidSignalCharacteristic else { return nil }
         do {
             _ = try SignalWrite(decoding: write.value)
-            return nil
         } catch {
             rejectedCount.add(1, ordering: .relaxed)
             return SignalWriteError.attError
         }
+        guard let limit, !take(limit, link: write.link) else { return nil }
+        limitedCount.add(1, ordering: .relaxed)
+        return .insufficientResources
     }
 
-    /// Writes answered with an ATT error so far.
+    /// Writes answered with an ATT error for their content so far.
     public var rejected: Int { rejectedCount.load(ordering: .relaxed) }
+    /// Well-formed writes refused for coming too fast so far.
+    public var rateLimited: Int { limitedCount.load(ordering: .relaxed) }
+
+    /// Takes a token from the link's bucket; false when it is empty.
+    private func take(_ limit: RateLimit, link: UInt16) -> Bool {
+        let now = now()
+        return buckets.withLock { buckets in
+            var bucket = buckets[link] ?? Bucket(tokens: Double(limit.burst), at: now)
+            let elapsed = Double((now - bucket.at).components.seconds) + Double((now - bucket.at).components.attoseconds) * 1e-18
+            bucket.tokens = min(Double(limit.burst), bucket.tokens + max(0, elapsed) * limit.perSecond)
+            bucket.at = now
+            let taken = bucket.tokens >= 1
+            if taken { bucket.tokens -= 1 }
+            buckets[link] = bucket
+            // Links come and go (handles are reused): forget buckets that have refilled.
+            if buckets.count > 64 {
+                let full = Double(limit.burst) / limit.perSecond
+                buckets = buckets.filter { now - $0.value.at < .milliseconds(Int64(full * 1000)) }
+            }
+            return taken
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Appliance
 import VenueDiary
 
 /// `--now TIME`: Unix seconds or ISO-8601. For audits and tests; it never moves the running
@@ -35,24 +36,40 @@ enum ExitStatus {
 }
 
 /// Runs `body`; known failures are printed as one clear line on stderr and become an exit code.
-func reportingFailures<T>(_ body: () throws -> T) throws -> T {
+/// `diary` names the diary file the body works on, so SQLite's failures can name it too.
+func reportingFailures<T>(diary: String? = nil, _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as ExitCode {
         throw error
-    } catch let error as DiaryError {
-        Console.error(error.description)
-        switch error {
-        case .missing: throw ExitCode(ExitStatus.noInput)
-        case .sharingDisabled, .invalidSetting: throw ExitCode(ExitStatus.config)
-        case .notADiary, .newerSchema, .needsMigration, .unreadable: throw ExitCode(ExitStatus.dataError)
-        }
     } catch let error as CLIFailure {
         Console.error(error.message)
         throw ExitCode(error.status)
+    } catch let error as OutputFileError {
+        Console.error(error.description)
+        switch error {
+        case .refused, .cannotOpen: throw ExitCode(ExitStatus.cannotCreate)
+        case .cannotWrite: throw ExitCode(ExitStatus.ioError)
+        }
+    } catch let error as FileSystemError {
+        Console.error(error.description)
+        throw ExitCode(error.isWriteFailure ? ExitStatus.ioError : ExitStatus.cannotCreate)
     } catch {
+        if let diaryError = DiaryError.from(error, path: diary ?? "the venue diary") {
+            Console.error(diaryError.description)
+            throw ExitCode(exitStatus(diaryError))
+        }
         Console.error("\(error)")
         throw ExitCode(ExitStatus.software)
+    }
+}
+
+func exitStatus(_ error: DiaryError) -> Int32 {
+    switch error {
+    case .missing: ExitStatus.noInput
+    case .sharingDisabled, .invalidSetting: ExitStatus.config
+    case .notADiary, .newerSchema, .needsMigration, .unreadable, .damaged: ExitStatus.dataError
+    case .diskFull, .ioFailure: ExitStatus.ioError
     }
 }
 

@@ -26,13 +26,29 @@ struct ConfigOptions: ParsableArguments {
     }
 }
 
-/// Writes to the standard streams without the C globals Swift 6 rejects.
+/// Writes to the standard streams without the C globals Swift 6 rejects. A stream that cannot
+/// be written (`> /dev/full`, a closed terminal) ends the command with EX_IOERR (74) and a line
+/// on standard error, instead of the abort `FileHandle.write` would give.
 enum Console {
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        write(text.hasSuffix("\n") ? text : text + "\n", to: STDOUT_FILENO, name: "standard output")
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("venue-beacon: " + text + (text.hasSuffix("\n") ? "" : "\n")).utf8))
+        write("venue-beacon: " + text + (text.hasSuffix("\n") ? "" : "\n"), to: STDERR_FILENO, name: "standard error")
+    }
+
+    /// Raw text on standard error (a progress line), without the program's name.
+    static func status(_ text: String) {
+        write(text, to: STDERR_FILENO, name: "standard error")
+    }
+
+    private static func write(_ text: String, to fd: Int32, name: String) {
+        do {
+            try FileDescriptor.writeAll(fd, Array(text.utf8), path: name)
+        } catch {
+            if fd != STDERR_FILENO { Console.error("\(error)") }
+            exit(ExitStatus.ioError)
+        }
     }
 }

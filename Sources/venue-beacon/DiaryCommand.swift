@@ -7,7 +7,7 @@ struct DiaryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diary",
         abstract: "Look after the venue diary (the SQLite file named by [diary] path).",
-        subcommands: [Replay.self, Stats.self, Purge.self])
+        subcommands: [Replay.self, Stats.self, Purge.self, Check.self, Salvage.self])
 
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -19,7 +19,8 @@ struct DiaryCommand: ParsableCommand {
                 the live service, with the [diary] limits of the config file; at the end of the \
                 file every visit is closed at its last sighting. The whole file is checked first: \
                 a malformed row is reported with its line number and nothing is written (exit 65). \
-                Replaying the same file again does not duplicate visits.
+                Replaying the same file again does not duplicate visits. The file is read twice and \
+                never held in memory; a diary that fails SQLite's quick_check is refused.
                 """)
 
         @OptionGroup var options: ConfigOptions
@@ -27,18 +28,17 @@ struct DiaryCommand: ParsableCommand {
 
         func run() throws {
             let settings = try options.load()
-            try reportingFailures {
-                guard let bytes = FileManager.default.contents(atPath: file) else {
-                    throw CLIFailure(message: "\(file): cannot read the sightings file", status: ExitStatus.noInput)
-                }
-                let sightings: [Sighting]
+            try reportingFailures(diary: settings.diary.path) {
+                let scan: SightingsFile.Scan
                 do {
-                    sightings = try SightingsCSV.parse(Array(bytes))
+                    scan = try SightingsFile.scan(file)
                 } catch let error as SightingsCSVError {
                     throw CLIFailure(message: "\(file): \(error.description); nothing was written", status: ExitStatus.dataError)
+                } catch let error as SightingsFileError {
+                    throw CLIFailure(message: error.description, status: error.isMissing ? ExitStatus.noInput : ExitStatus.ioError)
                 }
                 let store = try DiaryStore(path: settings.diary.path)
-                let summary = try DiaryReplay.replay(sightings, into: store, settings: settings.diarySettings)
+                let summary = try SightingsFile.replay(scan, into: store, settings: settings.diarySettings)
                 var lines = [
                     "replayed \(summary.sightings) sightings from \(file) into \(settings.diary.path)",
                     "visits: \(summary.visits) checked in, \(summary.walkPasts) walk-pasts not recorded",
@@ -63,7 +63,7 @@ struct DiaryCommand: ParsableCommand {
 
         func run() throws {
             let settings = try options.load()
-            try reportingFailures {
+            try reportingFailures(diary: settings.diary.path) {
                 let stats = try DiaryStore(path: settings.diary.path, readOnly: true).stats()
                 let oldest = stats.oldestCheckIn.map(TimeText.iso8601)
                 let newest = stats.newestCheckOut.map(TimeText.iso8601)
@@ -88,28 +88,97 @@ struct DiaryCommand: ParsableCommand {
         }
     }
 
-    struct Purge: ParsableCommand {
+    struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete visits older than recording_days (the service also does this at start and hourly).",
+            abstract: "Delete visits older than recording_days, and outbox emails carrying them (the service also does this at start and hourly).",
             discussion: """
                 Deletes visits whose check-out is more than recording_days before now. With \
                 recording_days = 0 every visit is deleted; with "forever" nothing is. Deleted rows \
-                are overwritten in the file (secure_delete).
+                are overwritten in the file (secure_delete). Emails waiting in the outbox whose \
+                earliest visit is that old are deleted undelivered too.
                 """)
 
         @OptionGroup var options: ConfigOptions
         @OptionGroup var now: NowOption
 
-        func run() throws {
+        func run() async throws {
             let settings = try options.load()
-            try reportingFailures {
-                guard let days = settings.diary.recordingDays else {
-                    Console.out("nothing purged: recording_days is \"forever\"")
+            guard let days = settings.diary.recordingDays else {
+                Console.out("nothing purged: recording_days is \"forever\"")
+                return
+            }
+            let time = now.time
+            try reportingFailures(diary: settings.diary.path) {
+                guard FileManager.default.fileExists(atPath: settings.diary.path) else {
+                    Console.out("no diary at \(settings.diary.path): no visits to purge")
                     return
                 }
                 let store = try DiaryStore(path: settings.diary.path)
-                let deleted = try store.purge(now: now.time, recordingDays: days)
-                Console.out("purged \(deleted) visits with check-out before \(TimeText.iso8601(now.time - Double(days) * 86_400))")
+                let deleted = try store.purge(now: time, recordingDays: days)
+                Console.out("purged \(deleted) visits with check-out before \(TimeText.iso8601(time - Double(days) * 86_400))")
+            }
+            let dropped: [OutboxEntry]
+            do {
+                dropped = try await ExportDelivery(settings: settings).outbox.purge(now: Date(timeIntervalSince1970: time))
+            } catch {
+                Console.error("cannot purge the outbox \(settings.export.outbox): \(error)")
+                throw ExitCode(ExitStatus.ioError)
+            }
+            if !dropped.isEmpty {
+                Console.out("dropped \(dropped.count) undelivered email\(dropped.count == 1 ? "" : "s") from the outbox: \(dropped.map(\.id).joined(separator: ", "))")
+            }
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the diary file for damage (SQLite's integrity_check), without changing it.",
+            discussion: """
+                Prints "ok" and exits 0 for a sound diary; otherwise prints what SQLite found (up \
+                to 100 problems) and exits 65. A damaged diary is refused by the service and by \
+                replay; `venue-beacon diary salvage NEW_FILE` copies its readable visits.
+                """)
+
+        @OptionGroup var options: ConfigOptions
+
+        func run() throws {
+            let settings = try options.load()
+            try reportingFailures(diary: settings.diary.path) {
+                let problems = try DiaryRepair.check(path: settings.diary.path)
+                if problems == ["ok"] {
+                    Console.out("\(settings.diary.path): ok")
+                    return
+                }
+                Console.out(problems.map { "\(settings.diary.path): \($0)" }.joined(separator: "\n"))
+                throw CLIFailure(
+                    message: "\(settings.diary.path) is damaged: run `venue-beacon diary salvage NEW_FILE` and point [diary] path at NEW_FILE",
+                    status: ExitStatus.dataError)
+            }
+        }
+    }
+
+    struct Salvage: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy every readable visit of a damaged diary into a new diary file.",
+            discussion: """
+                Reads the diary named by [diary] path read-only and writes each visit SQLite can \
+                still read, with its id, times and clock marks, into OUT (a new file, mode 0600). \
+                The damaged file is left as it was. Stop the service first, then point [diary] \
+                path at OUT and start it again.
+                """)
+
+        @OptionGroup var options: ConfigOptions
+        @Argument(help: ArgumentHelp("The new diary file to write (must not exist).", valueName: "out")) var out: String
+
+        func run() throws {
+            let settings = try options.load()
+            try reportingFailures(diary: settings.diary.path) {
+                let report = try DiaryRepair.salvage(from: settings.diary.path, to: out)
+                var lines = ["salvaged \(report.visits) visits from \(settings.diary.path) into \(out)"]
+                if report.unreadableIDs > 0 {
+                    lines.append("lost: \(report.unreadableIDs) visit ids could not be read (or were never used)")
+                }
+                Console.out(lines.joined(separator: "\n"))
             }
         }
     }

@@ -13,12 +13,19 @@ struct ExportCommand: AsyncParsableCommand {
             check_in, check_out (UTC ISO-8601; check_out empty while the visit is open), \
             duration_seconds, samples, rssi_max, rssi_mean. JSON adds the venue and the window.
 
-            --deliver email hands the CSV with a covering note to the configured sendmail for             export.email; if sendmail does not take it, the email waits in the outbox and is             retried (by the service, or `venue-beacon outbox retry`): exit status 75.             --deliver directory writes the CSV atomically into export.directory (a USB stick).
+            --output PATH writes a new file (mode 0600) beside PATH and renames it over PATH when \
+            it is complete; a character device or FIFO at PATH is written into; a symbolic link \
+            is refused (name the file it points to).
+
+            --deliver email hands the CSV with a covering note to the configured sendmail for \
+            export.email; if sendmail does not take it, the email waits in the outbox and is \
+            retried (by the service, or `venue-beacon outbox retry`): exit status 75. \
+            --deliver directory writes the CSV atomically into export.directory (a USB stick).
             """)
 
     @OptionGroup var options: ConfigOptions
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp("Days to share instead of share_days, or \"all\".", valueName: "days"))
     var days: String?
     @Option(name: .long, help: "csv or json.") var format: DiaryExport.Format = .csv
@@ -29,8 +36,8 @@ struct ExportCommand: AsyncParsableCommand {
     var deliver: DeliveryTarget?
 
     func validate() throws {
-        if let days, days != "all", Int(days).map({ $0 >= 0 }) != true {
-            throw ValidationError("--days \(days): expected a whole number of days ≥ 0, or all")
+        if let days, days != "all", Int(days).map({ $0 >= 1 }) != true {
+            throw ValidationError("--days \(days): expected a whole number of days ≥ 1, or all")
         }
         if deliver != nil && format != .csv { throw ValidationError("--deliver sends the CSV: leave out --format json") }
         if deliver != nil && output != "-" { throw ValidationError("--deliver and --output do not combine") }
@@ -47,34 +54,19 @@ struct ExportCommand: AsyncParsableCommand {
             try await deliverExport(to: deliver, settings: settings)
             return
         }
-        try reportingFailures {
+        try reportingFailures(diary: settings.diary.path) {
             let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
             let store = try DiaryStore(path: settings.diary.path, readOnly: true)
-            if output == "-" {
+            let file = try OutputFile(output)
+            do {
                 let summary = try DiaryExport.export(
-                    format, from: store, window: window, venue: settings.venue, generatedAt: now.time,
-                    to: FileHandle.standardOutput)
+                    format, from: store, window: window, venue: settings.venue, generatedAt: now.time, to: file.write)
+                try file.commit()
+                if output != "-" { Console.error("exported \(summary.visits) visits to \(output)") }
                 warnAboutClock(summary)
-            } else {
-                let temporary = output + ".partial"
-                guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
-                    throw CLIFailure(message: "\(output): cannot create the file", status: ExitStatus.cannotCreate)
-                }
-                do {
-                    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-                    let summary = try DiaryExport.export(
-                        format, from: store, window: window, venue: settings.venue, generatedAt: now.time, to: handle)
-                    try handle.synchronize()
-                    try handle.close()
-                    guard rename(temporary, output) == 0 else {
-                        throw CLIFailure(message: "\(output): cannot write the file: \(String(cString: strerror(errno)))", status: ExitStatus.cannotCreate)
-                    }
-                    Console.error("exported \(summary.visits) visits to \(output)")
-                    warnAboutClock(summary)
-                } catch {
-                    try? FileManager.default.removeItem(atPath: temporary)
-                    throw error
-                }
+            } catch {
+                file.abandon()
+                throw error
             }
         }
     }

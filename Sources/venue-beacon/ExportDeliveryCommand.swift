@@ -6,7 +6,7 @@ extension ExportCommand {
     /// `export --deliver email|directory`: the same path the GPIO button takes.
     func deliverExport(to target: DeliveryTarget, settings: Settings) async throws {
         let time = now.time
-        let delivery = ExportDelivery(settings: settings.export)
+        let delivery = ExportDelivery(settings: settings)
         if let problem = await delivery.preflight(target) {
             Console.error(problem)
             throw ExitCode(ExitStatus.cannotCreate)

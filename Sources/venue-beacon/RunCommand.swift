@@ -55,6 +55,12 @@ struct RunCommand: AsyncParsableCommand {
             }
         } catch let error as DiaryError {
             logger.critical("\(error)")
+            if error.isPermanent {
+                // Restarting cannot mend it: stay up showing the fault instead of a restart loop
+                // that leaves the LEDs dark.
+                logger.critical("not recording until the diary is replaced; the status LED shows a fault. Stop the service to repair it.")
+                await edge.holdFault(error.description)
+            }
             throw ExitCode(ExitStatus.dataError)
         } catch {
             logger.critical("cannot run: \(error)")

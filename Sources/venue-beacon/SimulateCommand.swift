@@ -1,6 +1,7 @@
 import Appliance
 import ArgumentParser
 import Foundation
+import Herald
 import Simulation
 import VenueDiary
 import VenueNode
@@ -34,6 +35,13 @@ struct SimulateCommand: AsyncParsableCommand {
     var dataDirectory: String = "./venue-data"
     @Flag(name: .long, help: "End with the report as one JSON object on the last line of standard output.") var json = false
     @Option(
+        name: .customLong("herald-logs"),
+        help: ArgumentHelp(
+            "Also write Herald-format logs (contacts.csv, detection.csv, statistics.csv) into this directory.",
+            discussion: "The same logs `venue-beacon run` writes with [herald] log_directory, for Herald's analysis scripts.",
+            valueName: "dir"))
+    var heraldLogs: String?
+    @Option(
         name: .long,
         help: ArgumentHelp("Simulate the node this config file sets up (default: the built-in defaults).", valueName: "path"))
     var config: String?
@@ -65,6 +73,18 @@ struct SimulateCommand: AsyncParsableCommand {
         }
 
         var run = try VenueRun(truth: truth, setup: setup, store: store)
+        if let heraldLogs {
+            try reportingFailures {
+                do {
+                    try FileManager.default.createDirectory(atPath: heraldLogs, withIntermediateDirectories: true)
+                } catch {
+                    throw CLIFailure(message: "\(heraldLogs): cannot create the directory", status: ExitStatus.cannotCreate)
+                }
+            }
+            run.heraldLogs = HeraldLogWriter(
+                directory: heraldLogs, deviceName: venueIdentity.name, softwareVersion: ProductVersion.string,
+                ownPayload: run.identity.payload)
+        }
         let end = truth.lastDeparture + venue.checkOutSeconds + 5
         let pacer = Pacer(pacing: Pacing(speed) ?? .unpaced, startVirtual: 0, startWall: .now)
         var status = StatusLine(interactive: isatty(STDERR_FILENO) == 1)
@@ -79,13 +99,16 @@ struct SimulateCommand: AsyncParsableCommand {
 
         let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads)
         try reportingFailures {
-            guard FileManager.default.createFile(atPath: exportPath, contents: nil),
-                let handle = FileHandle(forWritingAtPath: exportPath)
-            else { throw CLIFailure(message: "\(exportPath): cannot create the file", status: ExitStatus.cannotCreate) }
-            defer { try? handle.close() }
-            try DiaryExport.export(
-                .csv, from: store, window: .all, venue: venueIdentity,
-                generatedAt: venue.origin + run.now, to: handle)
+            let file = try OutputFile(exportPath)
+            do {
+                try DiaryExport.export(
+                    .csv, from: store, window: .all, venue: venueIdentity,
+                    generatedAt: venue.origin + run.now, to: file.write)
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw error
+            }
             let line = try report.json()
             try Data((line + "\n").utf8).write(to: directory.appendingPathComponent("efficacy.json"))
         }
@@ -124,15 +147,15 @@ struct StatusLine {
         if interactive {
             guard ContinuousClock.now - lastShown >= .milliseconds(200) else { return }
             lastShown = .now
-            FileHandle.standardError.write(Data(("\r" + text(run) + "   ").utf8))
+            Console.status("\r" + text(run) + "   ")
         } else if run.now - lastLoggedVenueTime >= 1800 {
             lastLoggedVenueTime = run.now
-            FileHandle.standardError.write(Data((text(run) + "\n").utf8))
+            Console.status(text(run) + "\n")
         }
     }
 
     mutating func done(_ run: VenueRun) {
-        FileHandle.standardError.write(Data(((interactive ? "\r" : "") + text(run) + "\n").utf8))
+        Console.status((interactive ? "\r" : "") + text(run) + "\n")
     }
 
     private mutating func text(_ run: VenueRun) -> String {

@@ -142,4 +142,45 @@ import VenueNode
         edge.shutdown()
         #expect(await eventually { gpio.state.withLock { $0.closed } })
     }
+
+    /// A damaged diary: the service stays up showing a fault (fast blink), tells systemd why and
+    /// feeds the watchdog, until a termination signal.
+    @Test func aFaultThatRestartingCannotMendIsHeldOnTheStatusLEDUntilStopped() async throws {
+        let dir = TemporaryDirectory("edge")
+        let gpio = FakeGPIO()
+        let socket = try NotifySocket(dir.file("notify"))
+        let edge = await ApplianceEdge.start(
+            settings: try settings(dir, gpio: true), logger: Logger(label: "test"), gpio: gpio,
+            detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }),
+            environment: ["NOTIFY_SOCKET": socket.name, "WATCHDOG_USEC": "2000000"])
+        let (signals, continuation) = AsyncStream.makeStream(of: ServiceSignal.self)
+        let held = Task { await edge.holdFault("the venue diary d.sqlite is damaged", signals: signals) }
+        // Polled, not a blocking receive: the hold's own tasks need the cooperative pool.
+        #expect(await socket.next() == "READY=1")
+        #expect(await socket.next() == "STATUS=not recording: the venue diary d.sqlite is damaged")
+        #expect(await socket.next() == "WATCHDOG=1")
+        // Fast blink: the status line goes on and off within half a second, again and again.
+        #expect(await eventually { gpio.state.withLock { s in s.changes.filter { $0.line == "GPIO17" }.count >= 6 } })
+        #expect(await socket.next() == "WATCHDOG=1")  // fed while held (every second, at most every half interval)
+        continuation.yield(.reload)
+        try await Task.sleep(for: .milliseconds(50))
+        continuation.yield(.terminate(SIGTERM))
+        await held.value
+        #expect(await socket.next() == "STOPPING=1")
+        edge.shutdown()
+    }
+}
+
+extension NotifySocket {
+    /// The next datagram, polled without blocking a thread; nil after `timeout`.
+    func next(timeout: Duration = .seconds(10)) async -> String? {
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n >= 0 { return String(decoding: buffer[0..<n], as: UTF8.self) }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
 }

@@ -34,7 +34,7 @@ final class Gate: Sendable {
         let gate = Gate()
         let log = IndicatorLog()
         let job = ExportJob(
-            settings: settings, delivery: ExportDelivery(settings: settings.export), indicator: log,
+            settings: settings, delivery: ExportDelivery(settings: settings), indicator: log,
             makeDocument: { _ in
                 gate.pass()
                 return Fixture.document()
@@ -61,12 +61,12 @@ final class Gate: Sendable {
         let dir = TemporaryDirectory("job")
         let log = IndicatorLog()
         let none = try settings(dir, export: "")
-        let idle = ExportJob(settings: none, delivery: ExportDelivery(settings: none.export), indicator: log, makeDocument: { _ in Fixture.document() })
+        let idle = ExportJob(settings: none, delivery: ExportDelivery(settings: none), indicator: log, makeDocument: { _ in Fixture.document() })
         let run = try #require(await idle.runIfIdle())
         #expect(run.problem?.contains("set export.email and/or export.directory") == true)
 
         let missing = try settings(dir, export: "directory = \"\(dir.file("nowhere"))\"\n")
-        let job = ExportJob(settings: missing, delivery: ExportDelivery(settings: missing.export), indicator: log, makeDocument: { _ in Fixture.document() })
+        let job = ExportJob(settings: missing, delivery: ExportDelivery(settings: missing), indicator: log, makeDocument: { _ in Fixture.document() })
         let failed = try #require(await job.runIfIdle())
         #expect(!failed.succeeded)
         #expect(failed.results.first?.result.description.contains("does not exist") == true)
@@ -80,7 +80,7 @@ final class Gate: Sendable {
         let settings = try settings(dir, export: "directory = \"\(dir.file("usb"))\"\nrequire_mount = false\n")
         let order = Mutex<[String]>([])
         let job = ExportJob(
-            settings: settings, delivery: ExportDelivery(settings: settings.export), indicator: nil,
+            settings: settings, delivery: ExportDelivery(settings: settings), indicator: nil,
             makeDocument: { _ in
                 order.withLock { $0.append("document") }
                 return Fixture.document()
@@ -97,7 +97,7 @@ final class Gate: Sendable {
         let dir = TemporaryDirectory("job")
         let s = try settings(dir, export: "email = \"t@example.org\"\n")
         struct Broken: Error {}
-        let job = ExportJob(settings: s, delivery: ExportDelivery(settings: s.export), indicator: nil, makeDocument: { _ in throw Broken() })
+        let job = ExportJob(settings: s, delivery: ExportDelivery(settings: s), indicator: nil, makeDocument: { _ in throw Broken() })
         let run = try #require(await job.runIfIdle())
         #expect(run.problem?.hasPrefix("the export failed") == true)
         #expect(!run.succeeded)

@@ -141,3 +141,58 @@ final class FakeMailSystem: MailTransport {
         #expect(reason.contains("/proc/venue-beacon-outbox"))
     }
 }
+
+/// Retention: a waiting message never outlives the first visit it carries.
+@Suite struct OutboxRetentionTests {
+    let t0 = Date(timeIntervalSince1970: 1_768_435_200)
+    let day: TimeInterval = 86_400
+
+    func email(_ id: String) -> ExportEmail {
+        ExportEmail(document: Fixture.document(), from: "venue@example.org", to: ["t@example.org"], date: t0, messageID: id, boundary: "=_b")
+    }
+
+    @Test func aWaitingEmailIsDroppedUndeliveredWhenItsFirstVisitPassesRetention() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let mail = FakeMailSystem(down: true)
+        let outbox = Outbox(directory: dir.file("outbox"), transport: mail, policy: RetryPolicy(first: 60, maximum: 60), retention: 31 * day)
+        // Visits ending 10 and 2 days before it was queued.
+        _ = await outbox.send(email("<old@x>"), now: t0, earliestVisitEnd: t0 - 10 * day)
+        _ = await outbox.send(email("<new@x>"), now: t0, earliestVisitEnd: t0 - 2 * day)
+        #expect(try await outbox.purge(now: t0 + 20 * day).isEmpty)
+
+        mail.setDown(false)
+        let report = await outbox.retryDue(now: t0 + 21 * day + 1)
+        #expect(report.expired.map(\.messageID) == ["<old@x>"])
+        #expect(report.delivered == ["<new@x>"])
+        #expect(mail.accepted.count == 1, "an expired email was handed to sendmail")
+        #expect(dir.names(in: "outbox") == [".lock"])
+    }
+
+    @Test func retentionZeroKeepsNothingAndForeverKeepsEverything() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let none = Outbox(directory: dir.file("a"), transport: FakeMailSystem(down: true), policy: RetryPolicy(first: 60, maximum: 60), retention: 0)
+        _ = await none.send(email("<a@x>"), now: t0, earliestVisitEnd: nil)
+        #expect(try await none.purge(now: t0).map(\.messageID) == ["<a@x>"])
+        let forever = Outbox(directory: dir.file("b"), transport: FakeMailSystem(down: true), policy: RetryPolicy(first: 60, maximum: 60))
+        _ = await forever.send(email("<b@x>"), now: t0, earliestVisitEnd: t0 - 1000 * day)
+        #expect(try await forever.purge(now: t0 + 1000 * day).isEmpty)
+    }
+
+    @Test func messagesQueuedWithoutAVisitEndCountFromWhenTheyWereQueued() async throws {
+        #expect(Outbox.queuedAt("20260115T100000Z-1a2b3c4d") == Date(timeIntervalSince1970: 1_768_471_200))
+        #expect(Outbox.queuedAt("garbage") == nil)
+    }
+
+    @Test func theStateAndMessageFilesArePrivate() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let outbox = Outbox(directory: dir.file("outbox"), transport: FakeMailSystem(down: true), policy: RetryPolicy(first: 60, maximum: 60))
+        let old = umask(0o022)
+        defer { umask(old) }
+        _ = await outbox.send(email("<p@x>"), now: t0, earliestVisitEnd: t0)
+        for name in dir.names(in: "outbox") where name != ".lock" {
+            var info = stat()
+            #expect(stat(dir.file("outbox") + "/" + name, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o600, "\(name)")
+        }
+    }
+}

@@ -44,7 +44,7 @@ import Testing
                         pending += central.receive(acl: body, database: database, validateWrite: Fixture.validateSignal, now: LinkDataPathTests.now).map { ($0, true) }
                         pending += peripheral.completed(1, handle: 2).map { ($0, false) }
                     }
-                case .disconnect, .updateConnection: break
+                case .disconnect, .updateConnection, .useful: break
                 case .event(let event): events.append(event)
                 case .procedureFinished(_, let id, let result): finished.append((id, result))
                 }

@@ -53,6 +53,15 @@ enum Adverts {
         #expect(classifier.classify(Adverts.android) == .herald(pseudoAddress: Adverts.pseudo, apple: false))
     }
 
+    /// The TX power level comes from the same pass (Herald logs it as a calibration).
+    @Test func txPowerLevelFromTheSamePass() {
+        let withPower = Adverts.heraldList + [0x02, 0x0A, 0xF4] + Adverts.flags
+        #expect(classifier.classifyReport(withPower[...]).txPower == -12)
+        #expect(classifier.classifyReport(withPower[...]).advertClass == .herald(pseudoAddress: nil, apple: false))
+        #expect(classifier.classifyReport(Adverts.android[...]).txPower == nil)
+        #expect(classifier.classifyReport([0x01, 0x0A][...]).txPower == nil)  // an empty TX power structure
+    }
+
     @Test func heraldAndroidWithoutPseudoAddress() {
         #expect(classifier.classify(Adverts.androidWithoutPseudo) == .herald(pseudoAddress: nil, apple: false))
     }

@@ -16,25 +16,57 @@ import Testing
         #expect(HeraldLogFormat.timestamp(4_102_444_799.999) == "2099-12-31 23:59:59.999+0000")
     }
 
-    @Test func csvQuoting() {
+    @Test func csvQuotingFollowsHeraldsTextFileAndRFC4180() {
         #expect(HeraldLogFormat.csv("plain") == "plain")
         #expect(HeraldLogFormat.csv("a,b") == "\"a,b\"")
         #expect(HeraldLogFormat.csv("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        // R's read.table treats ' as a quote: Herald's TextFile quotes both apostrophes.
+        #expect(HeraldLogFormat.csv("Erin's Stakehouse") == "\"Erin's Stakehouse\"")
+        #expect(HeraldLogFormat.csv("Erin’s") == "\"Erin’s\"")
+        #expect(HeraldLogFormat.fields("\"Erin's, Bar\",Linux,\"a \"\"b\"\"\",,x") == ["Erin's, Bar", "Linux", "a \"b\"", "", "x"])
     }
 
     @Test func contactsRowsPutTheMarkerInTheEventsColumn() {
         let t = "2020-11-28 10:15:30.000+0000,BLE,4C:11:22:33:44:55,"
         let time = 1_606_558_530.0
-        #expect(ContactsLog.rows(for: .detect(target, time: 1), wallTime: time) == [t + "1,,,,,,,"])
-        #expect(ContactsLog.rows(for: .read(target, payload: p1, earlier: [], time: 1), wallTime: time) == [t + ",2,,,,,,AQAAAA"])
-        #expect(ContactsLog.rows(for: .measure(target, rssi: -56, payload: nil, time: 1), wallTime: time) == [t + ",,3,,,,,RSSI:-56.0"])
-        #expect(ContactsLog.rows(for: .measure(target, rssi: nil, payload: nil, time: 1), wallTime: time).isEmpty)
-        #expect(ContactsLog.rows(for: .share(target, payloads: [p1, p2], rssi: nil, time: 1), wallTime: time) == [t + ",,,4,,,,AQAAAA", t + ",,,4,,,,AgAAAA"])
-        #expect(ContactsLog.rows(for: .bluetoothState(.poweredOn, time: 1), wallTime: time).isEmpty)
+        var log = ContactsLog()
+        #expect(log.rows(for: .detect(target, time: 1), wallTime: time) == [t + "1,,,,,,,"])
+        // detectHerald (6) before each read of a Herald payload, as Herald for Android writes it.
+        #expect(log.rows(for: .read(target, payload: p1, earlier: [], time: 1), wallTime: time) == [t + ",,,,,6,,", t + ",2,,,,,,AQAAAA"])
+        let rpi = SensorPayload(kind: .gaen, bytes: Array(repeating: 7, count: 16))
+        #expect(log.rows(for: .read(target, payload: rpi, earlier: [], time: 1), wallTime: time) == [t + ",2,,,,,,BwcHBw"])
+        #expect(log.rows(for: .measure(target, rssi: -56, payload: nil, time: 1), wallTime: time) == [t + ",,3,,,,,RSSI:-56.0"])
+        #expect(log.rows(for: .measure(target, rssi: -56, payload: nil, txPower: 12, time: 1), wallTime: time) == [t + ",,3,,,,,RSSI:-56.0[BLETransmitPower:12.0]"])
+        #expect(log.rows(for: .measure(target, rssi: nil, payload: nil, time: 1), wallTime: time).isEmpty)
+        #expect(log.rows(for: .share(target, payloads: [p1, p2], rssi: nil, time: 1), wallTime: time) == [t + ",,,4,,,,AQAAAA", t + ",,,4,,,,AgAAAA"])
+        #expect(log.rows(for: .bluetoothState(.poweredOn, time: 1), wallTime: time).isEmpty)
+        #expect(log.rows(for: .delete(target, time: 1), wallTime: time) == [t + ",,,,,,7,"])
         // Every row has the header's eleven columns.
-        for row in ContactsLog.rows(for: .detect(target, time: 1), wallTime: time) {
+        for row in log.rows(for: .detect(target, time: 1), wallTime: time) + log.rows(for: .delete(target, time: 1), wallTime: time) {
             #expect(row.split(separator: ",", omittingEmptySubsequences: false).count == ContactsLog.header.split(separator: ",").count)
         }
+    }
+
+    /// A Herald Android phone's address rotates; the node links it by its pseudo address (same
+    /// target id). Its rows keep the first address until the target is deleted.
+    @Test func oneIdPerTargetForItsWholeStay() {
+        var log = ContactsLog()
+        let rotated = Target(id: target.id, address: BluetoothAddress("5D:99:88:77:66:55")!, addressType: .random)
+        let other = Target(id: TargetID(rawValue: 4), address: BluetoothAddress("5D:99:88:77:66:55")!, addressType: .random)
+        let ids = [
+            log.rows(for: .detect(target, time: 0), wallTime: 0),
+            log.rows(for: .read(target, payload: p1, earlier: [], time: 0), wallTime: 1),
+            log.rows(for: .measure(rotated, rssi: -60, payload: p1, time: 0), wallTime: 2),
+            log.rows(for: .delete(rotated, time: 0), wallTime: 3),
+        ].flatMap { $0 }.map { row in
+            let fields = row.split(separator: ",", omittingEmptySubsequences: false)
+            return fields.count > 2 ? String(fields[2]) : "short row: \(row)"
+        }
+        #expect(ids.count == 5, "\(ids)")
+        #expect(Set(ids) == ["4C:11:22:33:44:55"])
+        #expect(log.followed == 0)
+        // After deletion, an id is the address a target is first seen at again.
+        #expect(log.rows(for: .detect(other, time: 0), wallTime: 4).first?.split(separator: ",", omittingEmptySubsequences: false)[2] == "5D:99:88:77:66:55")
     }
 
     @Test func detectionLineListsSortedShortNamesExceptOurOwn() throws {
@@ -56,7 +88,8 @@ import Testing
         log.record(.read(target, payload: p1, earlier: [], time: 0), wallTime: 100)
         log.record(.measure(target, rssi: -60, payload: p1, time: 0), wallTime: 102)
         log.record(.measure(target, rssi: nil, payload: nil, time: 0), wallTime: 103)  // no payload: not counted
-        log.record(.measure(target, rssi: -60, payload: p1, time: 0), wallTime: 105)
+        log.record(.measure(target, rssi: nil, payload: p1, time: 0), wallTime: 104)  // no RSSI: not a measure
+        log.record(.measure(target, rssi: -60, payload: p1, time: 0), wallTime: 105.0004)  // milliseconds, as Herald
         log.record(.share(target, payloads: [p1, p2], rssi: nil, time: 0), wallTime: 112)
         // p1: intervals 2, 3, 7; p2: only one event, not listed.
         #expect(log.content == "payload,count,mean,sd,min,max\nAQAAAA,3,4.0,\(2.6457513110645907),2.0,7.0\n")
@@ -72,7 +105,7 @@ import Testing
             statistics: StatisticsLog(ownPayload: []))
         writer.record(.detect(target, time: 0), wallTime: 0)
         writer.record(.read(target, payload: p1, earlier: [], time: 0), wallTime: 1)
-        #expect(writer.pendingRows == 2)
+        #expect(writer.pendingRows == 3)  // detect, detectHerald, read
         try writer.flush()
         #expect(writer.pendingRows == 0)
         writer.record(.measure(target, rssi: -70, payload: p1, time: 0), wallTime: 2)
@@ -83,10 +116,21 @@ import Testing
         #expect(contacts.split(separator: "\n").map(String.init) == [
             ContactsLog.header,
             "1970-01-01 00:00:00.000+0000,BLE,4C:11:22:33:44:55,1,,,,,,,",
+            "1970-01-01 00:00:01.000+0000,BLE,4C:11:22:33:44:55,,,,,,6,,",
             "1970-01-01 00:00:01.000+0000,BLE,4C:11:22:33:44:55,,2,,,,,,AQAAAA",
             "1970-01-01 00:00:02.000+0000,BLE,4C:11:22:33:44:55,,,3,,,,,RSSI:-70.0",
         ])
         #expect(try String(contentsOfFile: directory + "/detection.csv", encoding: .utf8) == "pi,Linux,1,,AQAAAA\n")
         #expect(try String(contentsOfFile: directory + "/statistics.csv", encoding: .utf8) == "payload,count,mean,sd,min,max\n")
+        for name in ["contacts.csv", "detection.csv", "statistics.csv"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(name)")
+        }
+
+        // A restart keeps the detection list, as Herald does.
+        var restarted = HeraldLogWriter(directory: directory, deviceName: "pi", softwareVersion: "1", ownPayload: [])
+        restarted.record(.read(target, payload: p2, earlier: [], time: 0), wallTime: 10)
+        try restarted.flush()
+        #expect(try String(contentsOfFile: directory + "/detection.csv", encoding: .utf8) == "pi,Linux,1,,AQAAAA,AgAAAA\n")
     }
 }

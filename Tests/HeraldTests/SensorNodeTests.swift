@@ -63,7 +63,7 @@ extension [NodeAction] {
         events.compactMap { if case .read(_, let p, let earlier, _) = $0 { return (p, earlier) } else { return nil } }
     }
     var measures: [(TargetID, Int?, SensorPayload?)] {
-        events.compactMap { if case .measure(let t, let rssi, let p, _) = $0 { return (t.id, rssi, p) } else { return nil } }
+        events.compactMap { if case .measure(let t, let rssi, let p, _, _) = $0 { return (t.id, rssi, p) } else { return nil } }
     }
     var detects: [Target] { events.compactMap { if case .detect(let t, _) = $0 { return t } else { return nil } } }
 }

@@ -29,6 +29,15 @@ import VenueDiary
         func run(_ args: [String]) throws -> ProcessRunner.Result {
             try ProcessRunner.venueBeacon(args + ["--config", config])
         }
+
+        /// SQLite's own verdict on a file.
+        static func integrityOK(_ path: String) throws -> Bool {
+            var config = Configuration()
+            config.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            return try queue.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok"
+        }
     }
 
     /// Two phones: one stays 10 minutes (a visit), one walks past for 60 s (not a visit).

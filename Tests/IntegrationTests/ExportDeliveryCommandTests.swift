@@ -11,7 +11,7 @@ import Testing
         let dir: TemporaryDirectory
         let config: String
 
-        init(export: (TemporaryDirectory) throws -> String) throws {
+        init(recordingDays: String = "\"forever\"", export: (TemporaryDirectory) throws -> String) throws {
             dir = try TemporaryDirectory("delivery-cli")
             config = try dir.write("venue-beacon.toml", """
                 [venue]
@@ -22,6 +22,7 @@ import Testing
                 [diary]
                 path = "\(dir.path("diary.sqlite"))"
                 share_days = 14
+                recording_days = \(recordingDays)
                 [export]
                 from = "venue@example.org"
                 outbox = "\(dir.path("outbox"))"
@@ -163,5 +164,66 @@ import Testing
             ["--reuid=65534", "--regid=65534", "--clear-groups", ProcessRunner.venueBeacon.path, "export", "--deliver", "directory", "--config", venue.config])
         #expect(result.status == 73, "\(result.output)")
         #expect(result.stderr.contains("export directory \(usb) is not writable by this user (uid 65534): permission denied"))
+    }
+
+    /// A queued email holds the visits in plain text: it goes when the diary's retention would
+    /// delete the first of them, undelivered if need be.
+    @Test func theOutboxNeverOutlivesTheVisitsItCarries() throws {
+        let venue = try Venue(recordingDays: "31") { _ in
+            """
+            email = "tracers@example.org"
+            sendmail = "/usr/bin/false"
+            """
+        }
+        defer { venue.dir.remove() }
+        #expect(try venue.run(["export", "--deliver", "email", "--now", Self.now]).status == 75)
+        #expect(try venue.run(["outbox", "list"]).stderr.contains("1 email waiting"))
+        // The visit checked out at 2025-11-22T10:10Z: purged (and its email dropped) 31 days on.
+        let early = try venue.run(["diary", "purge", "--now", "2025-12-23T10:00:00Z"])
+        #expect(early.status == 0, "\(early.output)")
+        #expect(!early.stdout.contains("dropped"))
+        #expect(try venue.run(["outbox", "list"]).stderr.contains("1 email waiting"))
+        let late = try venue.run(["diary", "purge", "--now", "2025-12-23T10:20:00Z"])
+        #expect(late.stdout.contains("purged 1 visits"), "\(late.output)")
+        #expect(late.stdout.contains("dropped 1 undelivered email from the outbox"), "\(late.output)")
+        #expect(try venue.run(["outbox", "list"]).stderr.contains("0 emails waiting"))
+        let eml = try FileManager.default.contentsOfDirectory(atPath: venue.dir.path("outbox")).filter { !$0.hasPrefix(".") }
+        #expect(eml.isEmpty, "\(eml)")
+    }
+
+    /// The hostile tester's repro: recording_days = 0, a sendmail that always fails.
+    @Test func recordingDaysZeroLeavesNothingInTheOutboxAfterAPurge() throws {
+        let venue = try Venue(recordingDays: "0") { _ in
+            """
+            email = "tracers@example.org"
+            sendmail = "/usr/bin/false"
+            """
+        }
+        defer { venue.dir.remove() }
+        #expect(try venue.run(["export", "--deliver", "email", "--now", Self.now]).status == 75)
+        #expect(try venue.run(["diary", "purge"]).stdout.contains("dropped 1 undelivered email"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: venue.dir.path("outbox")).filter { !$0.hasPrefix(".") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test func outboxDropDeletesOneEmailUnsent() throws {
+        let venue = try Venue { _ in
+            """
+            email = "tracers@example.org"
+            sendmail = "/usr/bin/false"
+            """
+        }
+        defer { venue.dir.remove() }
+        #expect(try venue.run(["export", "--deliver", "email", "--now", Self.now]).status == 75)
+        let listed = try venue.run(["outbox", "list"])
+        let id = try #require(listed.stdout.split(separator: " ").first.map(String.init))
+        let dropped = try venue.run(["outbox", "drop", id])
+        #expect(dropped.status == 0, "\(dropped.output)")
+        #expect(try venue.run(["outbox", "list"]).stderr.contains("0 emails waiting"))
+        let again = try venue.run(["outbox", "drop", id])
+        #expect(again.status == 66)
+        #expect(again.stderr.contains("no email \(id) in the outbox"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: venue.dir.path("outbox")).filter { !$0.hasPrefix(".") }
+        #expect(files.isEmpty, "\(files)")
     }
 }

@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func eventQueuePopsInTimeOrderAndTiesInSchedulingOrder() {
-        var queue = EventQueue<String>()
+        var queue = TimedEventHeap<String>()
         queue.schedule("c", at: 3)
         queue.schedule("a1", at: 1)
         queue.schedule("b", at: 2)
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func eventQueueSortsManyEvents() {
-        var queue = EventQueue<Int>()
+        var queue = TimedEventHeap<Int>()
         var random = SimulationRandom(seed: 5)
         let times = (0..<1000).map { _ in random.uniform(0, 100) }
         for (i, t) in times.enumerated() { queue.schedule(i, at: t) }

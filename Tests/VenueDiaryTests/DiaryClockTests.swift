@@ -61,7 +61,8 @@ import Testing
         var csv: [UInt8] = []
         let venue = VenueIdentity(country: 826, state: 4, code: 1, name: "Test")
         let summary = try DiaryExport.export(.csv, from: store, window: .all, venue: venue, generatedAt: fake + step) { csv += $0 }
-        #expect(summary == DiaryExport.Summary(visits: 3, clockUncorrected: 1))
+        #expect(summary.visits == 3 && summary.clockUncorrected == 1)
+        #expect(summary.earliestEnd == visits.map { $0.checkOut ?? $0.lastSeen }.min())
         let lines = String(decoding: csv, as: UTF8.self).split(separator: "\r\n")
         #expect(lines.map { $0.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) } == ["clock_uncorrected", "1", "0", "0"])
     }

@@ -138,7 +138,7 @@ import Testing
             let path = dir.path("export.\(format.rawValue)")
             #expect(FileManager.default.createFile(atPath: path, contents: nil))
             let handle = try #require(FileHandle(forWritingAtPath: path))
-            #expect(try DiaryExport.export(format, from: store, window: .all, venue: Self.venue, generatedAt: 0, to: handle).visits == 600)
+            #expect(try DiaryExport.export(format, from: store, window: .all, venue: Self.venue, generatedAt: 0, to: { try handle.write(contentsOf: $0) }).visits == 600)
             try handle.close()
             #expect(fileBytes(path) == Data(expected))
         }

@@ -32,9 +32,9 @@ import VenueDiary
     static func herald(_ id: Int32) -> SensorPayload { SensorPayload(kind: .herald, bytes: TestPayload.make(identifier: id)) }
 
     /// Ticks every second from `from` through `to` (node time) and returns all changes.
-    func run(_ p: inout DiaryPipeline, from: Double, to: Double, purgeAllowed: Bool = true) throws -> [VisitChange] {
+    func run(_ p: inout DiaryPipeline, from: Double, to: Double) throws -> [VisitChange] {
         var changes: [VisitChange] = []
-        for t in stride(from: from, through: to, by: 1) { changes += try p.tick(now: t + offset, purgeAllowed: purgeAllowed) }
+        for t in stride(from: from, through: to, by: 1) { changes += try p.tick(now: t + offset) }
         return changes
     }
 
@@ -151,20 +151,35 @@ import VenueDiary
         #expect(try store.visits().count == 2)
     }
 
-    @Test func retentionRunsAtTheFirstAllowedTickAndHourlyAfter() throws {
+    @Test func retentionRunsAtTheFirstTickAndHourlyAfter() throws {
         var (p, store) = try pipeline(checkIn: 1, checkOut: 5, recordingDays: 1)
         // A visit that ended two days ago.
         try store.save([Visit(kind: .herald, payload: [1], checkIn: offset - 2 * 86_400 - 100, lastSeen: offset - 2 * 86_400, checkOut: offset - 2 * 86_400, samples: 1, rssiMax: -60, rssiSum: -60)])
-        _ = try run(&p, from: 0, to: 10, purgeAllowed: false)
-        #expect(p.counters.purges == 0)
-        #expect(try store.visits().count == 1)
-        _ = try run(&p, from: 11, to: 20)
+        _ = try run(&p, from: 0, to: 0)
         #expect(p.counters.purges == 1 && p.counters.purged == 1)
         #expect(try store.visits().isEmpty)
-        _ = try run(&p, from: 21, to: 3_610)
+        _ = try run(&p, from: 1, to: 3_599)
         #expect(p.counters.purges == 1)
-        _ = try run(&p, from: 3_611, to: 3_612)
+        _ = try run(&p, from: 3_600, to: 3_601)
         #expect(p.counters.purges == 2)
+    }
+
+    /// A node that never synchronises its clock still applies `recording_days`, on its own
+    /// timeline: visits recorded on the unsynchronised clock age by that clock.
+    @Test func retentionRunsOnTheDevicesOwnTimelineWhenTheClockNeverSynchronises() throws {
+        let store = try DiaryStore(path: directory.appendingPathComponent("diary-unsynced.sqlite").path)
+        let clock = DiaryClock.unsynchronised(bootID: "boot-1", wallMinusBoot: offset - 100)
+        let settings = DiarySettings(checkInSeconds: 1, checkOutSeconds: 5, recordingDays: 1)
+        func visit(endingDaysAgo days: Double, payload: UInt8) -> Visit {
+            let end = offset - days * 86_400
+            return Visit(kind: .herald, payload: [payload], checkIn: end - 100, lastSeen: end, checkOut: end, samples: 1, rssiMax: -60, rssiSum: -60)
+        }
+        try store.save([visit(endingDaysAgo: 3, payload: 1), visit(endingDaysAgo: 0.5, payload: 2)], clock: clock)
+        var p = DiaryPipeline(diary: try VenueDiary(store: store, settings: settings, now: offset, policy: .replay, clock: clock))
+        _ = try run(&p, from: 0, to: 2)
+        #expect(p.counters.purged == 1)
+        #expect(try store.visits().map(\.payload) == [[2]])
+        #expect(try store.visits().allSatisfy(\.clockUncorrected))
     }
 
     @Test func closeLeavesPresentVisitsOpenForTheNextStart() throws {

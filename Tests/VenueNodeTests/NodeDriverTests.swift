@@ -94,7 +94,7 @@ import Testing
         // Later adverts are measurements with the payload; no further connection.
         now = 5
         let later = advert(Self.androidAdvert)
-        guard case .measure(_, nil, let known?, _)? = later.events.first else {
+        guard case .measure(_, nil, let known?, _, _)? = later.events.first else {
             Issue.record("expected a measure with the payload, got \(later.events)")
             return
         }
@@ -177,7 +177,7 @@ import Testing
         #expect(first.events.map(Self.name) == ["detect", "read", "measure"])
         now = 1
         let rssi = feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: [0x02, 0xC4, 0xFF], withResponse: true))))
-        guard case .measure(_, -60, let payload?, 1)? = rssi.events.first else {
+        guard case .measure(_, -60, let payload?, _, 1)? = rssi.events.first else {
             Issue.record("expected a measure at -60 dBm with the payload, got \(rssi.events)")
             return
         }
@@ -290,6 +290,7 @@ import Testing
         case .measure: return "measure"
         case .read: return "read"
         case .share: return "share"
+        case .delete: return "delete"
         case .bluetoothState: return "bluetoothState"
         }
     }

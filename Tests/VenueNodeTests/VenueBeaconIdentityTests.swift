@@ -1,3 +1,4 @@
+import Synchronization
 import BLEHost
 import Herald
 import Testing
@@ -115,6 +116,31 @@ import Testing
         // The payload characteristic is not writable.
         #expect(link.run(.writeCharacteristic(HeraldUUIDs.payloadCharacteristic, inService: service, value: [1]))
             .map { if case .failure(.att(.writeNotPermitted, _, _)) = $0 { true } else { false } } == true)
+    }
+
+    /// Per-link rate limit: a burst, then the rate; a flooding link is refused with 0x11 and
+    /// counted, another link is not affected, and a well-formed write is never counted malformed.
+    @Test func signalWritesBeyondTheRateLimitAreRefusedPerLink() throws {
+        let identity = try VenueBeaconIdentity(beacon: Self.erins, legacyService: false)
+        let database = try identity.database()
+        let signal = try #require(database.characteristic(service: HeraldUUIDs.service, uuid: HeraldUUIDs.androidSignalCharacteristic))
+        let clock = Mutex(ContinuousClock.now)
+        let gate = SignalWriteGate(rateLimit: .init(perSecond: 2, burst: 3)) { clock.withLock { $0 } }
+        func write(_ link: UInt16, _ value: [UInt8] = [0x02, 0xC4, 0xFF]) -> ATTErrorCode? {
+            gate.validate(GATTWrite(link: link, characteristic: signal, value: value, withResponse: true))
+        }
+        #expect((0..<3).map { _ in write(1) } == [nil, nil, nil])
+        #expect(write(1) == .insufficientResources)
+        #expect(write(2) == nil)  // another link has its own bucket
+        clock.withLock { $0 += .milliseconds(500) }  // one token back
+        #expect(write(1) == nil)
+        #expect(write(1) == .insufficientResources)
+        #expect(write(1, [0x02]) == SignalWriteError.attError)  // malformed first, whatever the rate
+        clock.withLock { $0 += .seconds(60) }
+        #expect((0..<4).map { _ in write(1) } == [nil, nil, nil, .insufficientResources])
+        #expect(gate.rateLimited == 3 && gate.rejected == 1)
+        // The node's limit: 8 at once, then 4 a second.
+        #expect(SignalWriteGate.RateLimit.node == .init(perSecond: 4, burst: 8))
     }
 }
 

@@ -121,7 +121,9 @@ func distinctStream(_ devices: [SimulatedDevice], count: Int) -> AdvertStream {
             var pseudo = [UInt8]()
             PseudoDeviceAddress(rawValue: UInt64(i) &* 0x9E37_79B9).append(to: &pseudo)
             data.replaceSubrange((data.count - 6)..., with: pseudo)
-        case .apple?, .other?, .heraldService?:
+        case .heraldService?:
+            break  // nothing to vary but the address: its data ends in the TX power level, after the 0xFCF6 list
+        case .apple?, .other?:
             // Vary the last two bytes (Apple data stays what it was for the filter).
             if data.count >= 2 {
                 data[data.count - 1] = UInt8(truncatingIfNeeded: i)

@@ -46,7 +46,7 @@ struct Pipeline {
         for action in actions {
             guard case .event(let event) = action else { continue }
             switch event {
-            case .measure(let target, let rssi, let payload?, let time):
+            case .measure(let target, let rssi, let payload?, _, let time):
                 guard let rssi else { break }
                 measured += 1
                 if let key = keys[target.id], tracker.record(key, time: time, rssi: rssi) { break }

@@ -132,7 +132,7 @@ func export(visits count: Int, reuse: String?) throws {
         throw BenchError(message: "cannot create \(path)")
     }
     let fileStart = clock.now
-    try DiaryExport.export(.csv, from: store, window: .all, venue: venue, generatedAt: t0, to: handle)
+    try DiaryExport.export(.csv, from: store, window: .all, venue: venue, generatedAt: t0, to: { try handle.write(contentsOf: $0) })
     try handle.synchronize()
     try handle.close()
     let toFile = seconds(clock.now - fileStart)

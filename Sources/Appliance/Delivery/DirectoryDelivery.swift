@@ -49,8 +49,9 @@ public struct DirectoryDelivery: Sendable {
         try check()
         let path = (directory as NSString).appendingPathComponent(name)
         do throws(FileSystemError) {
-            // Readable by whoever the stick is handed to (on ext4 sticks; FAT ignores modes).
-            try AtomicFile.write(data, to: path, mode: 0o644)
+            // Visit data: the owner's only where the file system has modes (ext4); FAT sticks,
+            // the usual kind, have none and whoever holds the stick reads it.
+            try AtomicFile.write(data, to: path, mode: 0o600)
         } catch {
             switch error.code {
             case EROFS: throw .readOnly(directory)

@@ -34,13 +34,21 @@ public final class ExportDelivery: Sendable {
     public let outbox: Outbox
     private let timeZone: TimeZone
 
+    /// `recordingDays` is the diary's retention (nil: forever): an email waiting in the outbox
+    /// is dropped when the first visit it carries would have been purged from the diary.
     /// `transport` defaults to the configured sendmail; tests may pass another.
-    public init(settings: ExportSettings, transport: (any MailTransport)? = nil, timeZone: TimeZone = .current) {
+    public init(settings: ExportSettings, recordingDays: Int?, transport: (any MailTransport)? = nil, timeZone: TimeZone = .current) {
         self.settings = settings
         self.timeZone = timeZone
         self.outbox = Outbox(
             directory: settings.outbox, transport: transport ?? SendmailTransport(program: settings.sendmail),
-            policy: RetryPolicy(first: TimeInterval(settings.retrySeconds), maximum: TimeInterval(settings.retryMaxSeconds)))
+            policy: RetryPolicy(first: TimeInterval(settings.retrySeconds), maximum: TimeInterval(settings.retryMaxSeconds)),
+            retention: recordingDays.map { TimeInterval($0) * 86_400 })
+    }
+
+    /// The delivery `settings` configure, with the diary's retention for the outbox.
+    public convenience init(settings: Settings, transport: (any MailTransport)? = nil) {
+        self.init(settings: settings.export, recordingDays: settings.diary.recordingDays, transport: transport)
     }
 
     /// The targets the config enables: what the button delivers to.
@@ -100,7 +108,7 @@ public final class ExportDelivery: Sendable {
             document: document, from: settings.from, to: recipients, date: now, timeZone: timeZone, messageID: messageID,
             boundary: boundary)
         let to = recipients.joined(separator: ", ")
-        switch await outbox.send(email, now: now) {
+        switch await outbox.send(email, now: now, earliestVisitEnd: document.earliestVisitEnd) {
         case .delivered(let id):
             return .delivered("emailed \(document.fileName) (\(document.visits) visits) to \(to), Message-ID \(id)")
         case .queued(let id, let reason, let next):

@@ -19,6 +19,6 @@ extension ExportDocument {
             venue: settings.venue, windowStart: Date(timeIntervalSince1970: start),
             windowEnd: Date(timeIntervalSince1970: window.to ?? now), visits: summary.visits,
             visitsBeforeClockSync: summary.clockUncorrected, csv: csv,
-            generated: Date(timeIntervalSince1970: now))
+            generated: Date(timeIntervalSince1970: now), earliestVisitEnd: summary.earliestEnd.map(Date.init(timeIntervalSince1970:)))
     }
 }

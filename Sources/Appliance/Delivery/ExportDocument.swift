@@ -17,11 +17,15 @@ public struct ExportDocument: Sendable, Equatable {
     public var csv: Data
     /// When the export was made.
     public var generated: Date
+    /// The earliest check-out (or last sighting) among its visits: a copy kept on the node
+    /// (the outbox) goes when retention would delete that visit. Nil: no visits.
+    public var earliestVisitEnd: Date?
 
     public init(
         venue: VenueIdentity, windowStart: Date, windowEnd: Date, visits: Int, visitsBeforeClockSync: Int, csv: Data,
-        generated: Date
+        generated: Date, earliestVisitEnd: Date? = nil
     ) {
+        self.earliestVisitEnd = earliestVisitEnd
         self.venue = venue
         self.windowStart = windowStart
         self.windowEnd = windowEnd

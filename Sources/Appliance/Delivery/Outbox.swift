@@ -25,6 +25,10 @@ public struct OutboxEntry: Sendable, Equatable {
     public var attempts: Int
     public var nextAttempt: Date
     public var lastError: String?
+    /// The earliest check-out among the visits the message carries (when it was queued by this
+    /// version; older messages count from when they were queued): with the diary's retention
+    /// it says when the message must go.
+    public var earliestVisitEnd: Date?
 }
 
 /// What happened to an email handed to the outbox.
@@ -45,6 +49,8 @@ public struct RetryReport: Sendable, Equatable {
     public var waiting: Int = 0
     /// When the earliest waiting message is due.
     public var nextDue: Date?
+    /// Messages dropped undelivered because the visits they carry passed the diary's retention.
+    public var expired: [OutboxEntry] = []
     /// A problem with the outbox itself (it could not be read).
     public var problem: String?
 }
@@ -59,31 +65,43 @@ public struct RetryReport: Sendable, Equatable {
 /// for contact tracing than a duplicate, and the duplicate carries the same Message-ID, which
 /// mail systems and readers use to recognise it.
 ///
-/// Layout: `ID.eml` (the message, immutable), `ID.state` (JSON: attempts, next attempt, last
-/// error; absent = never tried), `.lock` (flock: one process at a time hands off, so the
-/// service and `venue-beacon outbox retry` never send the same message twice).
+/// Retention: a message carries visits, and nothing on the node may keep a visit longer than
+/// the diary does (`recording_days`). A message whose earliest visit end is older than the
+/// retention is deleted undelivered by every pass (``retryDue(now:force:)``, ``purge(now:)``),
+/// before any hand-off; `recording_days = 0` keeps nothing.
+///
+/// Layout: `ID.eml` (the message, immutable, 0600), `ID.state` (JSON: attempts, next attempt,
+/// last error, earliest visit end; 0600), `.lock` (flock: one process at a time hands off, so
+/// the service and `venue-beacon outbox retry` never send the same message twice).
 public final class Outbox: Sendable {
     public let directory: String
     public let transport: any MailTransport
     public let policy: RetryPolicy
+    /// How long a visit may be kept (the diary's `recording_days`); nil: forever.
+    public let retention: TimeInterval?
     /// File work, locking and hand-offs block: they run here, not on the cooperative pool.
     private let queue = DispatchQueue(label: "venue-beacon.outbox")
 
-    public init(directory: String, transport: any MailTransport, policy: RetryPolicy) {
+    public init(directory: String, transport: any MailTransport, policy: RetryPolicy, retention: TimeInterval? = nil) {
         self.directory = directory
         self.transport = transport
         self.policy = policy
+        self.retention = retention
     }
 
     /// Stores `email` and hands it off once. On failure it stays queued for `retryDue`.
-    public func send(_ email: ExportEmail, now: Date) async -> EmailOutcome {
+    /// `earliestVisitEnd`: see ``OutboxEntry/earliestVisitEnd``.
+    public func send(_ email: ExportEmail, now: Date, earliestVisitEnd: Date? = nil) async -> EmailOutcome {
         await onQueue { [self] in
             do {
                 let lock = try self.lock()
                 defer { close(lock) }
                 let id = Self.newID(now)
+                let entry = OutboxEntry(
+                    id: id, messageID: email.messageID, attempts: 0, nextAttempt: now, lastError: nil, earliestVisitEnd: earliestVisitEnd)
+                // The state first: a message file never exists without its retention known.
+                try AtomicFile.write(StoredState(entry).encoded, to: path(id, "state"), mode: 0o600)
                 try AtomicFile.write(email.bytes, to: path(id, "eml"), mode: 0o600)
-                let entry = OutboxEntry(id: id, messageID: email.messageID, attempts: 0, nextAttempt: now, lastError: nil)
                 if let failed = attempt(entry, now: now) {
                     return .queued(messageID: email.messageID, reason: failed.lastError ?? "", nextAttempt: failed.nextAttempt)
                 }
@@ -103,6 +121,11 @@ public final class Outbox: Sendable {
                 let lock = try self.lock()
                 defer { close(lock) }
                 for var entry in try scan() {
+                    if isExpired(entry, now: now) {
+                        remove(entry)
+                        report.expired.append(entry)
+                        continue
+                    }
                     guard force || entry.nextAttempt <= now else {
                         report.waiting += 1
                         report.nextDue = min(report.nextDue ?? entry.nextAttempt, entry.nextAttempt)
@@ -122,6 +145,39 @@ public final class Outbox: Sendable {
             }
             return report
         }
+    }
+
+    /// Deletes, undelivered, every message carrying a visit older than the retention.
+    public func purge(now: Date) async throws(FileSystemError) -> [OutboxEntry] {
+        let result: Result<[OutboxEntry], FileSystemError> = await onQueue { [self] in
+            do throws(FileSystemError) {
+                let lock = try self.lock()
+                defer { close(lock) }
+                let expired = try scan().filter { isExpired($0, now: now) }
+                for entry in expired { remove(entry) }
+                return .success(expired)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Deletes one message, delivered or not (`venue-beacon outbox drop ID`). Returns it, or nil
+    /// when no message has that id.
+    public func drop(id: String) async throws(FileSystemError) -> OutboxEntry? {
+        let result: Result<OutboxEntry?, FileSystemError> = await onQueue { [self] in
+            do throws(FileSystemError) {
+                let lock = try self.lock()
+                defer { close(lock) }
+                guard let entry = try scan().first(where: { $0.id == id }) else { return .success(nil) }
+                remove(entry)
+                return .success(entry)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// The messages waiting, oldest first.
@@ -151,16 +207,27 @@ public final class Outbox: Sendable {
             // Whole seconds, so the time stored in the state file reads back exactly.
             let next = (now.timeIntervalSince1970 + policy.delay(afterFailures: failed.attempts)).rounded(.up)
             failed.nextAttempt = Date(timeIntervalSince1970: next)
-            let state = StoredState(attempts: failed.attempts, nextAttempt: failed.nextAttempt.timeIntervalSince1970, lastError: error.reason)
             // If even this write fails the message is still there and counts as due: nothing is lost.
-            try? AtomicFile.write(state.encoded, to: path(entry.id, "state"), mode: 0o600)
+            try? AtomicFile.write(StoredState(failed).encoded, to: path(entry.id, "state"), mode: 0o600)
             return failed
         }
-        // Removing the message is the commit point; the state file is only bookkeeping.
+        remove(entry)
+        return nil
+    }
+
+    /// Whether the visits `entry` carries have outlived the retention. Messages queued by
+    /// versions that did not record their visits' ends count from when they were queued.
+    private func isExpired(_ entry: OutboxEntry, now: Date) -> Bool {
+        guard let retention else { return false }
+        guard let since = entry.earliestVisitEnd ?? Self.queuedAt(entry.id) else { return retention == 0 }
+        return now.timeIntervalSince(since) > retention || retention == 0
+    }
+
+    /// Removing the message is the commit point; the state file is only bookkeeping.
+    private func remove(_ entry: OutboxEntry) {
         unlink(path(entry.id, "eml"))
         unlink(path(entry.id, "state"))
         try? AtomicFile.syncDirectory(directory)
-        return nil
     }
 
     /// Messages in the outbox, oldest first; removes leftovers of interrupted writes and
@@ -179,7 +246,8 @@ public final class Outbox: Sendable {
                 id: id, messageID: Self.messageID(inFile: path(id, "eml")) ?? "(unknown)",
                 attempts: state?.attempts ?? 0,
                 nextAttempt: Date(timeIntervalSince1970: state?.nextAttempt ?? 0),
-                lastError: state?.lastError)
+                lastError: state.flatMap { $0.lastError.isEmpty ? nil : $0.lastError },
+                earliestVisitEnd: state?.earliestVisitEnd.map(Date.init(timeIntervalSince1970:)))
         }
     }
 
@@ -221,6 +289,19 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// When the message with this id was queued (the time in its id).
+    static func queuedAt(_ id: String) -> Date? {
+        let digits = id.prefix(16).filter(\.isNumber).compactMap { Int(String($0)) }
+        guard digits.count == 14 else { return nil }
+        func number(_ range: Range<Int>) -> Int { digits[range].reduce(0) { $0 * 10 + $1 } }
+        var components = DateComponents()
+        (components.year, components.month, components.day) = (number(0..<4), number(4..<6), number(6..<8))
+        (components.hour, components.minute, components.second) = (number(8..<10), number(10..<12), number(12..<14))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: components)
+    }
+
     /// `20260115T100000Z-1a2b3c4d`: sorts by creation time, unique per message.
     static func newID(_ now: Date) -> String {
         let p = UTCDate.parts(now)
@@ -248,6 +329,14 @@ private struct StoredState: Codable {
     var attempts: Int
     var nextAttempt: Double
     var lastError: String
+    var earliestVisitEnd: Double?
+
+    init(_ entry: OutboxEntry) {
+        attempts = entry.attempts
+        nextAttempt = entry.nextAttempt.timeIntervalSince1970
+        lastError = entry.lastError ?? ""
+        earliestVisitEnd = entry.earliestVisitEnd?.timeIntervalSince1970
+    }
 
     var encoded: Data { (try? JSONEncoder().encode(self)) ?? Data() }
 

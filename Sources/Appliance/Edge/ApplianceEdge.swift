@@ -83,7 +83,7 @@ public final class ApplianceEdge: Sendable {
         self.pageOut = pageOut
         let notifier = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
-        let delivery = ExportDelivery(settings: settings.export)
+        let delivery = ExportDelivery(settings: settings)
         let job = ExportJob(settings: settings, delivery: delivery, indicator: panel, prepare: { await diaryFlusher?.flush() })
         let state = self.state
         self.panel = panel
@@ -152,6 +152,41 @@ public final class ApplianceEdge: Sendable {
     /// Turns the LEDs off and releases the GPIO lines.
     public func shutdown() { panel?.stop() }
 
+    /// For a fault that restarting cannot mend (a damaged diary): the status LED shows a fault,
+    /// systemd hears that the service is up with the reason as its status (so it neither
+    /// restarts it in a loop nor times out its start, and `systemctl status` says why), and the
+    /// watchdog is fed, until the process is stopped. Nothing is open that a stop must close, so
+    /// SIGTERM and SIGINT get their default action back and end the process. `signals` replaces
+    /// that (tests): the hold ends at its first termination signal.
+    public func holdFault(_ reason: String, signals: AsyncStream<ServiceSignal>? = nil) async {
+        panel?.setStatus(.fault)
+        hooks.ready()
+        hooks.status("not recording: " + reason)
+        if signals == nil {
+            signal(SIGTERM, SIG_DFL)
+            signal(SIGINT, SIG_DFL)
+        }
+        let hooks = self.hooks
+        await withTaskGroup(of: Void.self) { group in
+            if let signals {
+                group.addTask {
+                    for await signal in signals {
+                        if case .terminate = signal { return }
+                    }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    hooks.watchdog()
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        hooks.stopping()
+    }
+
     private func housekeeping() async {
         var runningSince: ContinuousClock.Instant?
         var pageOutAfter = startupCodeLifetime  // nil once done
@@ -169,6 +204,9 @@ public final class ApplianceEdge: Sendable {
             for id in report.delivered { logger.info("outbox: delivered \(id)") }
             for entry in report.failed {
                 logger.warning("outbox: \(entry.messageID) still not accepted (attempt \(entry.attempts)): \(entry.lastError ?? "")")
+            }
+            for entry in report.expired {
+                logger.warning("outbox: \(entry.messageID) dropped undelivered after \(entry.attempts) attempts: the visits it carries passed recording_days")
             }
             if let problem = report.problem { logger.error("outbox: \(problem)") }
 

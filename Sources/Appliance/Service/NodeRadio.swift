@@ -41,6 +41,7 @@ struct NodeRadio: Sendable {
                 var output = NodeDriver.Output()
                 var status = ""
                 var droppedReported = 0
+                var limitedReported = (count: 0, at: -Double.infinity)
                 var announcer = RadioAnnouncer()
                 var stallReported = false
                 var open = openAtStart
@@ -85,10 +86,18 @@ struct NodeRadio: Sendable {
                             status = line
                             hooks.status(line)
                         }
-                        let dropped = inbox.dropped
+                        // Advertising reports are the only events dropped on the way in, by
+                        // the host's queue or the inbox; both count them.
+                        let dropped = inbox.dropped + host.events.droppedCounts.values.reduce(0, +)
                         if dropped > droppedReported {
                             logger.warning("the node fell behind: \(dropped - droppedReported) advertising reports dropped")
                             droppedReported = dropped
+                        }
+                        // Signal writes refused for coming too fast: a notice at most once a minute.
+                        let limited = gate.rateLimited
+                        if limited > limitedReported.count, clock.monotonic() - limitedReported.at >= 60 {
+                            logger.notice("Bluetooth: \(limited - limitedReported.count) signal writes refused for coming too fast (over 4 a second from one link)")
+                            limitedReported = (limited, clock.monotonic())
                         }
                     }
                     recorder.submit(output.events)

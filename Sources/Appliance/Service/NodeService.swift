@@ -52,7 +52,7 @@ public struct NodeService: Sendable {
         let setup = settings.nodeSetup
         let identity = try setup.identity()
         let device = try HCITransportSpec(settings.bluetooth.device)
-        let gate = SignalWriteGate()
+        let gate = SignalWriteGate(rateLimit: .node)
         // Outside opening hours at start the radio starts switched off.
         let openAtStart = settings.schedule?.isOpen(at: Date(timeIntervalSince1970: clock.wall())) ?? true
         let host = BluetoothHost(
@@ -65,10 +65,8 @@ public struct NodeService: Sendable {
                 diaryPath: settings.diary.path, diarySettings: setup.diary, flushPolicy: settings.diaryFlushPolicy,
                 heraldLogs: settings.herald.logDirectory.map { directory in
                     HeraldLogWriter(
-                        directory: directory,
-                        detection: DetectionLog(
-                            deviceName: settings.venue.name, operatingSystemVersion: ProductVersion.string, ownPayload: identity.payload),
-                        statistics: StatisticsLog(ownPayload: identity.payload))
+                        directory: directory, deviceName: settings.venue.name, softwareVersion: ProductVersion.string,
+                        ownPayload: identity.payload)
                 }),
             clock: clock, hooks: hooks, logger: logger)
         let radio = NodeRadio(

@@ -200,13 +200,20 @@ final class Recorder: Sendable {
             }
             let purges = pipeline.counters.purged
             do {
-                let changes = try pipeline.tick(now: now(), purgeAllowed: synced)
+                let changes = try pipeline.tick(now: now())
                 if writeFailing {
                     logger.notice("diary writes work again")
                     writeFailing = false
                 }
                 report(changes)
             } catch {
+                if let diaryError = DiaryError.from(error, path: options.diaryPath), diaryError.isPermanent {
+                    // Damaged under the service (a failing SD card): never write into it again.
+                    inbox.withLock { $0.stopping = true }
+                    for waiter in inbox.withLock({ $0.flushWaiters }) { waiter.resume() }
+                    flush(&heraldLogs, failing: &logsFailing)
+                    return .failure(diaryError)
+                }
                 // The changes stay queued and are written at the next tick that succeeds.
                 if !writeFailing { logger.error("cannot write the diary: \(error); retrying every second") }
                 writeFailing = true

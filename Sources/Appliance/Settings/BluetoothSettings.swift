@@ -18,18 +18,25 @@ public struct BluetoothSettings: Sendable, Equatable {
     /// Most Bluetooth links at once: the node's own connections to phones plus phones connected to
     /// it. One is always kept free for phones, so the node connects to at most one fewer.
     public var maxConnections: Int
+    /// A phone connected to the node is disconnected after this many seconds without a valid
+    /// signal write or a read of the venue payload, and its address is refused for a while, so
+    /// a few hostile or stalled devices cannot hold every link.
+    public var idleLinkSeconds: Int
 
     public static let defaultDevice = "hci0"
     public static let defaultAdvertisingIntervalMS = 200
     public static let defaultScanIntervalMS = 100
     public static let defaultScanWindowMS = 50
     public static let defaultMaxConnections = 8
+    public static let defaultIdleLinkSeconds = 20
 
     public init(
         device: String = defaultDevice, btsnoop: String? = nil, legacyService: Bool = false,
         advertisingIntervalMS: Int = defaultAdvertisingIntervalMS, scanIntervalMS: Int = defaultScanIntervalMS,
-        scanWindowMS: Int = defaultScanWindowMS, maxConnections: Int = defaultMaxConnections
+        scanWindowMS: Int = defaultScanWindowMS, maxConnections: Int = defaultMaxConnections,
+        idleLinkSeconds: Int = defaultIdleLinkSeconds
     ) {
+        self.idleLinkSeconds = idleLinkSeconds
         self.device = device
         self.btsnoop = btsnoop
         self.legacyService = legacyService
@@ -68,10 +75,11 @@ public struct BluetoothSettings: Sendable, Equatable {
             window = interval
         }
         let connections = s.int("max_connections", default: d.maxConnections, range: 2...32, unit: "links") ?? d.maxConnections
+        let idle = s.int("idle_link_seconds", default: d.idleLinkSeconds, range: 2...600, unit: "seconds") ?? d.idleLinkSeconds
         s.finish()
         return BluetoothSettings(
             device: device, btsnoop: btsnoop, legacyService: legacy, advertisingIntervalMS: advertising,
-            scanIntervalMS: interval, scanWindowMS: window, maxConnections: connections)
+            scanIntervalMS: interval, scanWindowMS: window, maxConnections: connections, idleLinkSeconds: idle)
     }
 
     /// The share of time the scanner listens, in percent.
@@ -86,6 +94,7 @@ public struct BluetoothSettings: Sendable, Equatable {
             ("scan_interval_ms", String(scanIntervalMS), ""),
             ("scan_window_ms", String(scanWindowMS), ""),
             ("max_connections", String(maxConnections), ""),
+            ("idle_link_seconds", String(idleLinkSeconds), ""),
         ])
     }
 }

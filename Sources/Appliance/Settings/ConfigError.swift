@@ -15,9 +15,15 @@ public struct ConfigProblem: Hashable, Sendable, CustomStringConvertible {
         self.problem = problem
     }
 
+    /// Values longer than this are cut in messages (a pasted megabyte must not flood the log).
+    static let shownValueCharacters = 120
+
     public var description: String {
         switch (key, value) {
-        case let (key?, value?): return "\(file): \(key) = \(value): \(problem)"
+        case let (key?, value?):
+            let shown = value.count <= Self.shownValueCharacters
+                ? value : "\(value.prefix(Self.shownValueCharacters))… (\(value.utf8.count) bytes in all)"
+            return "\(file): \(key) = \(shown): \(problem)"
         case let (key?, nil): return "\(file): \(key): \(problem)"
         default: return "\(file): \(problem)"
         }

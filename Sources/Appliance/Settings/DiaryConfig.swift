@@ -21,7 +21,9 @@ public struct DiaryConfig: Sendable, Equatable {
 
     static func read(_ section: ConfigSection) -> DiaryConfig {
         var s = section
-        let path = s.string("path", default: defaultPath) { $0.isEmpty ? "must be the path of the SQLite file" : nil } ?? defaultPath
+        let path = s.string("path", default: defaultPath) {
+            $0.hasPrefix("/") && !$0.hasSuffix("/") ? nil : "must be the absolute path of the SQLite file, such as \"\(defaultPath)\""
+        } ?? defaultPath
         let checkIn = s.int("check_in_seconds", default: 120, range: 1...86_400, unit: "seconds") ?? 120
         let checkOut = s.int("check_out_seconds", default: 300, range: 1...86_400, unit: "seconds") ?? 300
         let recording: Int?

@@ -13,6 +13,7 @@ extension Settings {
                 area: venue.area, url: venue.url),
             legacyService: bluetooth.legacyService, advertising: advertisingParameters, scanning: scanParameters,
             maxConnections: bluetooth.maxConnections, connectTimeout: Double(herald.connectionTimeoutSeconds),
+            idleLinkSeconds: Double(bluetooth.idleLinkSeconds),
             node: heraldPolicy, classifier: classifierConfiguration, diary: diarySettings)
     }
 

@@ -32,8 +32,17 @@ public struct Settings: Sendable, Equatable {
         return defaultPath
     }
 
-    /// Reads and validates a config file.
+    /// A config file is a few kilobytes; anything far larger is a mistake (or an attack on
+    /// memory) and is refused before it is read.
+    static let maximumFileBytes = 1 << 20
+
+    /// Reads and validates a config file, and checks that the places it names for files exist.
     public static func load(path: String) throws(ConfigError) -> Settings {
+        func fail(_ reason: String) -> ConfigError { ConfigError([ConfigProblem(file: path, key: nil, value: nil, problem: reason)]) }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > maximumFileBytes {
+            throw fail("the file is \(info.st_size) bytes; a config file is at most \(maximumFileBytes) bytes (a few KB is usual)")
+        }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -46,9 +55,29 @@ public struct Settings: Sendable, Equatable {
             } else {
                 reason = "cannot be read as UTF-8 text"
             }
-            throw ConfigError([ConfigProblem(file: path, key: nil, value: nil, problem: reason)])
+            throw fail(reason)
         }
-        return try parse(text, file: path)
+        let settings = try parse(text, file: path)
+        if let problem = Self.directoryProblem(forFileAt: settings.diary.path) {
+            throw ConfigError([ConfigProblem(file: path, key: "diary.path", value: TOMLText.quote(settings.diary.path), problem: problem)])
+        }
+        return settings
+    }
+
+    /// The service's state directory: systemd creates it before the service starts
+    /// (`StateDirectory=` in the unit), so it need not exist when the config is checked.
+    static let stateDirectory = "/var/lib/venue-beacon"
+
+    /// Why a file cannot be created at `path` because of its directory, or nil.
+    static func directoryProblem(forFileAt path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        if directory == stateDirectory { return nil }
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            return "its directory \(directory) \(errno == ENOENT ? "does not exist" : "cannot be reached: \(String(cString: strerror(errno)))"): create it, or use the state directory \(stateDirectory)"
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a directory" }
+        return nil
     }
 
     /// Validates config text; `file` names it in errors.
@@ -64,6 +93,12 @@ public struct Settings: Sendable, Equatable {
         }
 
         let problems = ConfigProblems(file: file)
+        // The parser stops a string at an escaped NUL; catch control characters in the text.
+        for found in TOMLControlCharacters.find(in: text) {
+            problems.add(
+                key: found.key, value: nil,
+                problem: "line \(found.line): the string holds the control character \(found.escape); control characters (NUL included) are not allowed")
+        }
         for key in root.keys where !sections.contains(key) {
             let isTable = root[key]?.table != nil
             problems.add(

@@ -24,7 +24,7 @@ extension VenueIdentity {
         let location = s.string("location", default: nil, validate: text)
         let area = s.string("area", default: nil, validate: text)
         let url = s.string("url", default: nil) { value in
-            if !(value.hasPrefix("https://") || value.hasPrefix("http://")) { return "must be a URL starting with https://" }
+            if !value.hasPrefix("https://") || value.count <= "https://".count { return "must be a URL starting with https://" }
             return text(value)
         }
         s.finish()

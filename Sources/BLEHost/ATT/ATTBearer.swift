@@ -9,12 +9,18 @@
 /// - Client side: at most one request of ours outstanding, the rest queued behind it in order;
 ///   responses are matched to the outstanding request (anything else is dropped and counted).
 ///   Our indications also go one at a time, each waiting for its confirmation.
-/// - A request or indication unanswered for 30 s kills the bearer: every pending request fails,
-///   ``Event/timedOut`` tells the owner to disconnect the link, and nothing more is sent.
+/// - A request of ours unanswered within ``requestTimeout`` (ATT's transaction timeout, 30 s,
+///   unless the owner chose a shorter one for its own requests), or an indication unconfirmed
+///   for 30 s, kills the bearer: every pending request fails, ``Event/timedOut`` tells the owner
+///   to disconnect the link, and nothing more is sent.
 public struct ATTBearer: Sendable {
     public static let defaultMTU = 23
     public static let maximumMTU = 517
     public static let transactionTimeout: Duration = .seconds(30)
+
+    /// How long a request of ours waits for its response before the bearer is given up: ATT's
+    /// ``transactionTimeout`` unless the owner chose shorter (at most that).
+    public let requestTimeout: Duration
 
     public enum Event: Hashable, Sendable {
         /// Transmit this PDU on the ATT channel.
@@ -74,7 +80,9 @@ public struct ATTBearer: Sendable {
     private var peerClientRxMTU = ATTBearer.defaultMTU
     private var ourClientRxMTU = ATTBearer.defaultMTU
 
-    public init() {}
+    public init(requestTimeout: Duration = ATTBearer.transactionTimeout) {
+        self.requestTimeout = min(max(requestTimeout, .zero), Self.transactionTimeout)
+    }
 
     /// When ``tick(now:)`` must next run, if anything is waiting for the peer.
     public var nextDeadline: ContinuousClock.Instant? {
@@ -253,7 +261,7 @@ public struct ATTBearer: Sendable {
         if case .exchangeMTURequest(let request) = next.pdu {
             ourClientRxMTU = max(Int(request.clientRxMTU), Self.defaultMTU)
         }
-        outstanding = OutstandingRequest(tag: next.tag, opcode: next.pdu.opcode, deadline: now + Self.transactionTimeout)
+        outstanding = OutstandingRequest(tag: next.tag, opcode: next.pdu.opcode, deadline: now + requestTimeout)
         events.append(.send(next.pdu.encoded()))
     }
 
@@ -273,7 +281,7 @@ public struct ATTBearer: Sendable {
 public enum ATTRequestFailure: Error, Hashable, Sendable {
     /// The response had the right opcode but did not decode.
     case malformedResponse(DecodeError)
-    /// No response within 30 s: the bearer is dead.
+    /// No response within the bearer's ``ATTBearer/requestTimeout``: the bearer is dead.
     case timedOut
     /// The bearer was closed (link gone, or an earlier timeout).
     case closed

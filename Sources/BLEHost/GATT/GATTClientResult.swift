@@ -61,7 +61,8 @@ public enum GATTClientError: Error, Hashable, Sendable {
     case invalidResponse(String)
     /// A value longer than ATT allows (512 bytes), or a Write Command longer than ATT_MTU − 3.
     case valueTooLong(Int)
-    /// No response within 30 s; the link should be (and is being) disconnected.
+    /// No response within the request timeout (ATT's 30 s unless the host was configured
+    /// shorter); the link should be (and is being) disconnected.
     case timedOut
     /// The link closed before the procedure finished.
     case closed

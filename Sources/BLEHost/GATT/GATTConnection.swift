@@ -13,6 +13,10 @@ public struct GATTConnection: Sendable {
         case disconnect
         /// The peer wrote to one of our characteristics (already accepted by the validator).
         case write(GATTWrite)
+        /// The peer read the value of one of the application's characteristics (Read or Read
+        /// Blob answered with the value; GAP and GATT service values do not count). Lets the
+        /// runtime tell a peer that uses its link from one that only holds it.
+        case valueRead(GATTCharacteristic)
         /// The peer changed a CCCD of ours.
         case subscriptionChanged(GATTSubscription)
         /// The peer's server notified or indicated a value (indications are confirmed already).
@@ -29,9 +33,12 @@ public struct GATTConnection: Sendable {
     private var procedures: [UInt64: GATTClientProcedure] = [:]
     private var nextProcedure: UInt64 = 1
 
-    public init(link: UInt16, server configuration: GATTServer.Configuration = .init()) {
+    /// `requestTimeout`: how long each request of ours waits for the peer (see ``ATTBearer/requestTimeout``).
+    public init(
+        link: UInt16, server configuration: GATTServer.Configuration = .init(), requestTimeout: Duration = ATTBearer.transactionTimeout
+    ) {
         self.link = link
-        self.bearer = ATTBearer()
+        self.bearer = ATTBearer(requestTimeout: requestTimeout)
         self.server = GATTServer(link: link, configuration: configuration)
     }
 
@@ -116,6 +123,7 @@ public struct GATTConnection: Sendable {
             // Events first: the application sees a write before the peer learns it was accepted.
             actions += reply.events.map(Self.action)
             let response = reply.response ?? GATTServer.error(pdu.opcode, 0, .requestNotSupported)
+            if let read = Self.applicationValueRead(pdu, response, database) { actions.append(.valueRead(read)) }
             actions += bearer.respond(response).compactMap(Self.sendAction)
         case .command(let pdu):
             let reply = server.handle(pdu, database: database, mtu: bearer.mtu, validateWrite: validateWrite)
@@ -123,6 +131,20 @@ public struct GATTConnection: Sendable {
         default:
             handleClientSide(event, now: now, &actions)
         }
+    }
+
+    /// The application characteristic whose value `response` served, if it did.
+    private static func applicationValueRead(_ request: ATTPDU, _ response: ATTPDU, _ database: GATTDatabase) -> GATTCharacteristic? {
+        let handle: UInt16
+        switch (request, response) {
+        case (.readRequest(let read), .readResponse): handle = read.handle
+        case (.readBlobRequest(let read), .readBlobResponse): handle = read.handle
+        default: return nil
+        }
+        guard let characteristic = database.characteristic(valueHandle: handle),
+            characteristic.service != GATTUUID.genericAccessService, characteristic.service != GATTUUID.genericAttributeService
+        else { return nil }
+        return characteristic
     }
 
     private static func action(_ event: GATTServerEvent) -> Action {

@@ -76,7 +76,7 @@ extension LinkManager {
     /// device that cannot keep a connection for want of resources (0x0D "rejected: limited
     /// resources" answers connection requests and is no valid Disconnect reason; 0x13 would
     /// claim the user ended it).
-    private mutating func refuse(_ link: LELink, now: ContinuousClock.Instant, into actions: inout [Action]) {
+    mutating func refuse(_ link: LELink, now: ContinuousClock.Instant, into actions: inout [Action]) {
         refusedLinks[link.handle] = link
         actions.append(.connectionRefused(link))
         enqueue(Disconnect(handle: link.handle, reason: .remoteLowResources).commandPacket, .disconnect(link.handle), now: now, into: &actions)

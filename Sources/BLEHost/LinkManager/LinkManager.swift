@@ -262,6 +262,15 @@ public struct LinkManager: Sendable {
         enqueue(Disconnect(handle: handle, reason: reason).commandPacket, .disconnect(handle), now: now, into: &actions)
     }
 
+    /// Refuses a peer's link the owner does not want (its address is in backoff): it is
+    /// disconnected at once with 0x14, like a link beyond the cap, and ends in
+    /// ``Action/connectionRefused(_:)``, never in ``Action/connectionClosed(_:reason:)``. Call it
+    /// right after ``Action/connectionOpened(_:)``, before the link is used.
+    public mutating func refuse(handle: UInt16, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        guard let link = links.removeValue(forKey: handle) else { return }
+        refuse(link, now: now, into: &actions)
+    }
+
     /// Applies new connection parameters to a link (e.g. after accepting an L2CAP Connection
     /// Parameter Update Request as central). Ends in ``Action/connectionUpdated(_:)``.
     public mutating func updateConnection(

@@ -19,6 +19,8 @@ public struct HostEngine: Sendable {
     public private(set) var database: GATTDatabase
     public private(set) var counters = Counters()
     private var manager: LinkManager
+    /// Phones' links: the idle limit and the backoff of addresses dropped for idleness.
+    private var inbound: InboundLinkGuard
     /// Exists while the controller is initialised (it needs the controller's ACL buffer sizes).
     private var data: LinkDataPath?
     private var infoWaiters: [HostRequestID] = []
@@ -44,6 +46,7 @@ public struct HostEngine: Sendable {
         self.configuration = configuration
         self.database = configuration.database
         self.manager = LinkManager(configuration: configuration.linkManager)
+        self.inbound = InboundLinkGuard(configuration: configuration.inboundLinks)
         self.switchedOn = configuration.switchedOn
     }
 
@@ -51,10 +54,12 @@ public struct HostEngine: Sendable {
     public var controllerInfo: ControllerInfo? { manager.controllerInfo }
     public var openLinks: [HostLink] { data?.openLinks ?? [] }
     public var dataPathCounters: LinkDataPath.Counters? { data?.counters }
+    /// Phones' links dropped for idleness and refused in backoff.
+    public var inboundCounters: InboundLinkGuard.Counters { inbound.counters }
 
     /// When ``tick(now:)`` must run next.
     public var nextDeadline: ContinuousClock.Instant? {
-        let deadlines = [manager.nextDeadline, data?.nextDeadline] + connects.values.filter { !$0.cancelled }.map(\.deadline)
+        let deadlines = [manager.nextDeadline, data?.nextDeadline, inbound.nextDeadline] + connects.values.filter { !$0.cancelled }.map(\.deadline)
         return deadlines.compactMap { $0 }.min()
     }
 
@@ -86,6 +91,7 @@ public struct HostEngine: Sendable {
         var out = translate(actions, now: now)
         out += translate(data?.removeAll(now: now) ?? [], now: now)
         data = nil
+        inbound.removeAllLinks()
         let failure = HostError.sessionEnded(reason)
         let pending = infoWaiters + connects.values.flatMap(\.requests) + disconnects.values.flatMap { $0 } + procedures.values
         out += pending.sorted { $0.rawValue < $1.rawValue }.map { .reply($0, .failure(failure)) }
@@ -219,8 +225,11 @@ public struct HostEngine: Sendable {
             manager.cancelConnect(to: address, now: now, into: &actions)
         }
         manager.tick(now: now, into: &actions)
-        let out = translate(actions, now: now)
-        return out + translate(data?.tick(now: now) ?? [], now: now)
+        var out = translate(actions, now: now)
+        out += translate(data?.tick(now: now) ?? [], now: now)
+        // Phones' links idle too long: dropped (Disconnection Complete reports them as usual).
+        for handle in inbound.tick(now: now) { out += disconnect(handle, now: now) }
+        return out
     }
 
     // MARK: Plumbing
@@ -248,7 +257,9 @@ public struct HostEngine: Sendable {
             case .send(let bytes):
                 out.append(.send(H4Packet(type: .command, body: Array(bytes.dropFirst()))))
             case .ready(let info):
-                data = LinkDataPath(aclDataLength: info.aclDataLength, aclBufferCount: info.aclPacketCount)
+                data = LinkDataPath(
+                    aclDataLength: info.aclDataLength, aclBufferCount: info.aclPacketCount,
+                    requestTimeout: configuration.requestTimeout)
                 out.append(.emit(.state(.ready)))
                 out += infoWaiters.map { .reply($0, .success(.controllerInfo(info))) }
                 infoWaiters = []
@@ -262,6 +273,16 @@ public struct HostEngine: Sendable {
                 let link = HostLink(
                     handle: opened.handle, peerAddress: opened.peerAddress, peerAddressType: opened.peerAddressType,
                     role: opened.role)
+                if opened.role == .peripheral {
+                    guard inbound.admits(opened.peerAddress, now: now) else {
+                        inbound.refused()
+                        var refused: [LinkManager.Action] = []
+                        manager.refuse(handle: opened.handle, now: now, into: &refused)
+                        out += translate(refused, now: now)
+                        continue
+                    }
+                    inbound.opened(opened.handle, address: opened.peerAddress, now: now)
+                }
                 data?.opened(link)
                 out.append(.emit(.connected(link)))
                 if opened.role == .central, let pending = connects.removeValue(forKey: opened.peerAddress) {
@@ -284,6 +305,7 @@ public struct HostEngine: Sendable {
                 let link = HostLink(
                     handle: closed.handle, peerAddress: closed.peerAddress, peerAddressType: closed.peerAddressType,
                     role: closed.role)
+                inbound.closed(closed.handle)
                 out += translate(data?.closed(handle: closed.handle, now: now) ?? [], now: now)
                 out.append(.emit(.disconnected(link, reason: reason)))
                 out += (disconnects.removeValue(forKey: closed.handle) ?? []).map { .reply($0, .success(.done)) }
@@ -302,6 +324,8 @@ public struct HostEngine: Sendable {
                 out.append(.send(packet))
             case .event(let event):
                 out.append(.emit(event))
+            case .useful(let link):
+                inbound.useful(link, now: now)
             case .procedureFinished(let link, let procedureID, let result):
                 guard let id = procedures.removeValue(forKey: ProcedureKey(link: link, id: procedureID)) else { continue }
                 out.append(.reply(id, result.map { .gatt($0) }.mapError { .gatt($0) }))

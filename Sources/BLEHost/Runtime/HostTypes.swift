@@ -13,13 +13,26 @@ public struct HostConfiguration: Sendable {
     /// Whether the configured advertising and scanning start switched on (a venue closed at
     /// start never advertises); ``HostRequest/setRadio(advertising:scanning:)`` changes it.
     public var switchedOn: RadioState
+    /// How long a GATT client request of ours (``HostRequest/gatt(_:link:)``) waits for the
+    /// peer's response: past it the procedure fails with ``GATTClientError/timedOut`` and the
+    /// link is closed (its ATT bearer is dead). ATT's own transaction timeout, 30 s, by default
+    /// and at most; a node reading phones chooses shorter, so a peer that never answers does not
+    /// hold a link for half a minute.
+    public var requestTimeout: Duration
+    /// Phones' links (we are peripheral): the idle limit and the backoff of an address dropped
+    /// for idleness (see ``InboundLinkGuard``). Off by default.
+    public var inboundLinks: InboundLinkGuard.Configuration
 
     public init(
         database: GATTDatabase, advertising: AdvertisingConfiguration? = nil, scanning: LESetScanParameters? = nil,
         linkManager: LinkManager.Configuration = .init(),
         validateWrite: @escaping @Sendable (GATTWrite) -> ATTErrorCode? = { _ in nil },
-        switchedOn: RadioState = RadioState(advertising: true, scanning: true)
+        switchedOn: RadioState = RadioState(advertising: true, scanning: true),
+        requestTimeout: Duration = ATTBearer.transactionTimeout,
+        inboundLinks: InboundLinkGuard.Configuration = .init()
     ) {
+        self.requestTimeout = requestTimeout
+        self.inboundLinks = inboundLinks
         self.database = database
         self.advertising = advertising
         self.scanning = scanning

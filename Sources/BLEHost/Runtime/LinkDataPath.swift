@@ -10,6 +10,10 @@ public struct LinkDataPath: Sendable {
         /// Apply parameters the peer asked for (accepted on the signalling channel, as central).
         case updateConnection(link: UInt16, LEConnectionParameters)
         case event(HostEvent)
+        /// The peer did something useful on `link`: a write the validator accepted, a read of
+        /// an application characteristic, an answer to a procedure of ours (see
+        /// ``InboundLinkGuard``).
+        case useful(link: UInt16)
         /// A GATT client procedure on `link` ended.
         case procedureFinished(link: UInt16, GATTProcedureID, Result<GATTClientResult, GATTClientError>)
     }
@@ -33,13 +37,16 @@ public struct LinkDataPath: Sendable {
 
     /// The controller's ACL data length (LE Read Buffer Size): the most bytes per ACL packet.
     public let aclDataLength: Int
+    /// How long each GATT client request of ours waits for the peer before the link is closed.
+    public let requestTimeout: Duration
     public private(set) var counters = Counters()
     private(set) var flow: ACLFlowControl
     private var reassembler = ACLReassembler(maximumPayloadLength: 1024)
     private var links: [UInt16: Link] = [:]
 
-    public init(aclDataLength: Int, aclBufferCount: Int) {
+    public init(aclDataLength: Int, aclBufferCount: Int, requestTimeout: Duration = ATTBearer.transactionTimeout) {
         self.aclDataLength = max(27, aclDataLength)
+        self.requestTimeout = requestTimeout
         self.flow = ACLFlowControl(bufferCount: aclBufferCount)
     }
 
@@ -54,7 +61,7 @@ public struct LinkDataPath: Sendable {
 
     /// LE Connection Complete with success: the link exists from now on.
     public mutating func opened(_ link: HostLink) {
-        links[link.handle] = Link(info: link, gatt: GATTConnection(link: link.handle))
+        links[link.handle] = Link(info: link, gatt: GATTConnection(link: link.handle, requestTimeout: requestTimeout))
         reassembler.removeLink(link.handle)
     }
 
@@ -196,12 +203,16 @@ public struct LinkDataPath: Sendable {
             case .disconnect:
                 if markClosing(link: handle) { outputs.append(.disconnect(link: handle)) }
             case .write(let write):
+                outputs.append(.useful(link: handle))
                 outputs.append(.event(.gattWrite(write)))
+            case .valueRead:
+                outputs.append(.useful(link: handle))
             case .subscriptionChanged(let subscription):
                 outputs.append(.event(.subscriptionChanged(subscription)))
             case .notification(let valueHandle, let value), .indication(let valueHandle, let value):
                 outputs.append(.event(.notification(link: handle, handle: valueHandle, value: value)))
             case .procedureFinished(let id, let result):
+                if case .success = result { outputs.append(.useful(link: handle)) }
                 outputs.append(.procedureFinished(link: handle, id, result))
             }
         }

@@ -18,7 +18,8 @@ public final class BluetoothHost: Sendable {
         /// Keep retrying when the controller cannot be opened (the daemon) rather than failing
         /// ``run()`` with the error (a CLI command).
         public var retryOpen: Bool
-        /// Capacity of ``events``; the oldest events are dropped (and counted) beyond it.
+        /// How many advertising reports ``events`` holds for a consumer that falls behind; beyond
+        /// it the oldest half of them are dropped (and counted). No other event is ever dropped.
         public var eventCapacity: Int
         /// btsnoop capture of all traffic, if wanted.
         public var capturePath: String?
@@ -35,7 +36,8 @@ public final class BluetoothHost: Sendable {
     public let device: HCITransportSpec
     public let configuration: HostConfiguration
     public let options: Options
-    /// Everything the host reports, in order. One consumer.
+    /// Everything the host reports, in order. One consumer. Only advertising reports are ever
+    /// dropped (see ``EventQueue``).
     public let events: EventQueue<HostEvent>
 
     private let shared = Mutex(Shared())
@@ -55,7 +57,10 @@ public final class BluetoothHost: Sendable {
         self.device = device
         self.configuration = configuration
         self.options = options
-        self.events = EventQueue(capacity: options.eventCapacity) { $0.kind }
+        self.events = EventQueue(capacity: options.eventCapacity, kind: \.kind) { event in
+            if case .advertisingReport = event { return true }
+            return false
+        }
     }
 
     // MARK: Running

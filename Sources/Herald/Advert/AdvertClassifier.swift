@@ -82,6 +82,18 @@ public struct AdvertClassifier: Sendable {
 
     public func classify(_ data: ArraySlice<UInt8>) -> AdvertClass {
         let scan = data.withUnsafeBufferPointer { self.scan($0) }
+        return advertClass(scan, data)
+    }
+
+    /// The class and the TX power level (AD type 0x0A) the data announces, from the same one
+    /// pass over its AD structures.
+    public func classifyReport(_ data: ArraySlice<UInt8>) -> (advertClass: AdvertClass, txPower: Int?) {
+        let scan = data.withUnsafeBufferPointer { self.scan($0) }
+        return (advertClass(scan, data), scan.txPower.map(Int.init))
+    }
+
+    @inline(__always)
+    private func advertClass(_ scan: Scan, _ data: ArraySlice<UInt8>) -> AdvertClass {
         if scan.herald { return .herald(pseudoAddress: scan.pseudo, apple: scan.apple) }
         if let gaen = scan.gaen { return .gaen(gaen) }
         if scan.openTrace { return .openTrace }
@@ -102,6 +114,7 @@ public struct AdvertClassifier: Sendable {
         var pseudo: PseudoDeviceAddress? = nil
         var gaen: GAENAdvert? = nil
         var protocolData: Range<Int>? = nil
+        var txPower: Int8? = nil
     }
 
     private func scan(_ p: UnsafeBufferPointer<UInt8>) -> Scan {
@@ -142,6 +155,8 @@ public struct AdvertClassifier: Sendable {
                         rpiHigh: Self.be64(p, body + 2), rpiLow: Self.be64(p, body + 10), metadata: UInt32(truncatingIfNeeded: Self.be64(p, body + 14)))
                 }
                 if uuid == protocolShort { found.protocolData = (body + 2)..<bodyEnd }
+            case 0x0A:  // TX power level
+                if bodyEnd > body { found.txPower = Int8(bitPattern: p[body]) }
             case 0x21:  // service data, 128-bit UUID
                 guard let protocolLong, bodyEnd - body >= 16, UUID128(p, at: body) == protocolLong else { break }
                 found.protocolData = (body + 16)..<bodyEnd

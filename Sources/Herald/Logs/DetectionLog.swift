@@ -1,6 +1,9 @@
+import Foundation
+
 /// `detection.csv`, one line rewritten whenever a new payload is seen:
 /// `deviceName,OS,osVersion,ownShortName,` then the sorted short names of the payloads seen
-/// (herald-for-android `DetectionLog`). Herald's analysis counts detected pairs from it.
+/// (herald-for-android `DetectionLog`). Herald's analysis counts detected pairs from it. As in
+/// Herald, a restart keeps the list: ``restore(from:)`` takes the names of the file written before.
 public struct DetectionLog: Sendable {
     public var deviceName: String
     public var operatingSystem: String
@@ -28,6 +31,15 @@ public struct DetectionLog: Sendable {
             break
         }
         return changed
+    }
+
+    /// Adds the payloads listed in a `detection.csv` written before (fields after the fourth);
+    /// anything unreadable is ignored.
+    public mutating func restore(from content: String) {
+        guard let line = content.split(whereSeparator: \.isNewline).first else { return }
+        for name in HeraldLogFormat.fields(line).dropFirst(4) where !name.isEmpty {
+            _ = insert(name.trimmingCharacters(in: .whitespaces))
+        }
     }
 
     private mutating func insert(_ name: String) -> Bool {

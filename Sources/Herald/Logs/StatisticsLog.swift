@@ -1,10 +1,12 @@
-/// `statistics.csv`: per payload, the seconds between its successive events (read, measure, share):
-/// `payload,count,mean,sd,min,max` (herald-for-android `StatisticsLog`; `sd` is the sample
-/// standard deviation; a payload appears once it has two intervals).
+/// `statistics.csv`: per payload, the seconds between its successive events (read, measurement
+/// with an RSSI, share): `payload,count,mean,sd,min,max` (herald-for-android `StatisticsLog`;
+/// intervals at millisecond accuracy as Herald takes them; `sd` is the sample standard
+/// deviation; a payload appears once it has two intervals).
 public struct StatisticsLog: Sendable {
     public static let header = "payload,count,mean,sd,min,max"
 
-    private var lastTime: [String: Double] = [:]
+    /// Milliseconds of each payload's last event.
+    private var lastTime: [String: Int64] = [:]
     private var intervals: [String: Distribution] = [:]
     private let ownShortName: String
 
@@ -13,7 +15,7 @@ public struct StatisticsLog: Sendable {
     /// Notes an event at `wallTime` (Unix seconds).
     public mutating func record(_ event: SensorEvent, wallTime: Double) {
         switch event {
-        case .read(_, let payload, _, _), .measure(_, _, .some(let payload), _):
+        case .read(_, let payload, _, _), .measure(_, .some, .some(let payload), _, _):
             add(payload.shortName, wallTime)
         case .share(_, let payloads, _, _):
             for payload in payloads { add(payload.shortName, wallTime) }
@@ -23,9 +25,10 @@ public struct StatisticsLog: Sendable {
     }
 
     private mutating func add(_ name: String, _ time: Double) {
-        defer { lastTime[name] = time }
+        let now = HeraldLogFormat.milliseconds(time)
+        defer { lastTime[name] = now }
         guard let last = lastTime[name] else { return }
-        intervals[name, default: Distribution()].add(time - last)
+        intervals[name, default: Distribution()].add(Double(now - last) / 1000)
     }
 
     /// The file's content.

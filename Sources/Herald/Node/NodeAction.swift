@@ -83,20 +83,24 @@ public struct AdvertSighting: Hashable, Sendable {
     /// dBm; nil when the controller could not measure it (HCI 127).
     public var rssi: Int?
     public var advertClass: AdvertClass
+    /// The TX power level the advert announced (AD type 0x0A), dBm.
+    public var txPower: Int?
 
-    public init(address: BluetoothAddress, addressType: AddressType, connectable: Bool?, rssi: Int?, advertClass: AdvertClass) {
+    public init(address: BluetoothAddress, addressType: AddressType, connectable: Bool?, rssi: Int?, advertClass: AdvertClass, txPower: Int? = nil) {
         self.address = address
         self.addressType = addressType
         self.connectable = connectable
         self.rssi = rssi
         self.advertClass = advertClass
+        self.txPower = txPower
     }
 
     /// One report from the controller, classified.
     public init(report: borrowing LEAdvertisingReport, classifier: borrowing AdvertClassifier) {
+        let (advertClass, txPower) = classifier.classifyReport(report.data)
         self.init(
             address: report.address, addressType: report.addressType,
             connectable: report.eventType == .scanResponse ? nil : report.eventType.isConnectable,
-            rssi: report.rssi.map(Int.init), advertClass: classifier.classify(report.data))
+            rssi: report.rssi.map(Int.init), advertClass: advertClass, txPower: txPower)
     }
 }

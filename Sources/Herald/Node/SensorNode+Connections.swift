@@ -15,7 +15,9 @@ extension SensorNode {
         // Decided before anything changes, as one pass over the table would: a target whose
         // session ends in this tick is neither forgotten nor ranked until the next.
         let withSession = table.sessions.keys.sorted()
-        counters.targetsForgotten += table.forgetUnseen(now: now)
+        let forgotten = table.forgetUnseen(now: now)
+        counters.targetsForgotten += forgotten.count
+        for target in forgotten { actions.append(.event(.delete(target, time: now))) }
         var candidates = [ConnectionCandidate]()
         candidates.reserveCapacity(table.recentCount)
         // The walk modifies the table in place, so it may not touch `self`: it gets copies.

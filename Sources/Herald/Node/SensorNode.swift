@@ -88,7 +88,7 @@ public struct SensorNode: Sendable {
                 learn(SensorPayload(kind: .advert, bytes: Array(data)), for: id, now: now, into: &actions)
             }
         }
-        measure(id, rssi: sighting.rssi, now: now, connectable: sighting.connectable, into: &actions)
+        measure(id, rssi: sighting.rssi, txPower: sighting.txPower, now: now, connectable: sighting.connectable, into: &actions)
         // In a crowd adverts come every few milliseconds: the next attempt starts with the first
         // one after the scanning gap, not at the next tick.
         if now >= nextAttemptAt, !connectQueue.isEmpty { startConnections(now: now, into: &actions) }
@@ -112,7 +112,10 @@ public struct SensorNode: Sendable {
         address: BluetoothAddress, addressType: AddressType, pseudo: PseudoDeviceAddress?, source: TargetRecord.Source, now: Double,
         into actions: inout [NodeAction]
     ) -> TargetID {
-        if table.isFull, table.forgetLeastRecent() { counters.targetsEvicted += 1 }
+        if table.isFull, let evicted = table.forgetLeastRecent() {
+            counters.targetsEvicted += 1
+            actions.append(.event(.delete(evicted, time: now)))
+        }
         let id = table.insert(address: address, addressType: addressType, pseudo: pseudo, source: source, now: now)
         counters.targetsDetected += 1
         if let target = table.target(id) { actions.append(.event(.detect(target, time: now))) }
@@ -135,7 +138,9 @@ public struct SensorNode: Sendable {
     /// Reports a measurement: with the payload when it is known, otherwise kept for attribution.
     /// An advert also says when the target was last seen and (unless a scan response) whether it
     /// accepts connections; one in-place update of the record does all of it.
-    private mutating func measure(_ id: TargetID, rssi: Int?, now: Double, connectable: Bool? = nil, into actions: inout [NodeAction]) {
+    private mutating func measure(
+        _ id: TargetID, rssi: Int?, txPower: Int? = nil, now: Double, connectable: Bool? = nil, into actions: inout [NodeAction]
+    ) {
         let limit = configuration.maximumBufferedMeasurements
         let measured = table.sight(id, now: now) { record in
             if let connectable { record.connectable = connectable }
@@ -151,7 +156,7 @@ public struct SensorNode: Sendable {
                 recentIPhonePayloads[measured.target.id] = RecentPayload(bytes: payload.bytes, seen: now)
             }
         }
-        actions.append(.event(.measure(measured.target, rssi: rssi, payload: measured.payload, time: now)))
+        actions.append(.event(.measure(measured.target, rssi: rssi, payload: measured.payload, txPower: txPower, time: now)))
     }
 
     /// A payload became known for a target: report it with the measurements taken before.

@@ -152,15 +152,18 @@ struct TargetTable: Sendable {
         source == .advert ? min(configuration.advertTargetCleanInterval, configuration.peripheralCleanInterval) : configuration.peripheralCleanInterval
     }
 
-    /// Forgets the targets without a session unseen for their clean interval; returns how many.
+    /// Forgets the targets without a session unseen for their clean interval; returns them.
     /// A target with a session is kept until a tick after its session ends.
-    mutating func forgetUnseen(now: Double) -> Int {
-        forgetUnseen(now: now, in: \.advertTargets, interval: cleanInterval(.advert))
-            + forgetUnseen(now: now, in: \.otherTargets, interval: cleanInterval(.herald))
+    mutating func forgetUnseen(now: Double) -> [Target] {
+        var forgotten: [Target] = []
+        forgetUnseen(now: now, in: \.advertTargets, interval: cleanInterval(.advert), into: &forgotten)
+        forgetUnseen(now: now, in: \.otherTargets, interval: cleanInterval(.herald), into: &forgotten)
+        return forgotten
     }
 
-    private mutating func forgetUnseen(now: Double, in queue: WritableKeyPath<Self, LastSeenQueue>, interval: Double) -> Int {
-        var forgotten = 0
+    private mutating func forgetUnseen(
+        now: Double, in queue: WritableKeyPath<Self, LastSeenQueue>, interval: Double, into forgotten: inout [Target]
+    ) {
         var busy = [LastSeenQueue.Entry]()
         while let entry = self[keyPath: queue].pop(where: { now - $0 >= interval }) {
             guard let (lastSeen, source) = seen(entry.id) else { continue }  // forgotten through its other entry
@@ -168,15 +171,14 @@ struct TargetTable: Sendable {
                 if sessions[entry.id] != nil {
                     busy.append(entry)
                 } else {
+                    if let target = target(entry.id) { forgotten.append(target) }
                     remove(entry.id)
-                    forgotten += 1
                 }
             } else {
                 push(entry.id, source: source, seen: lastSeen)
             }
         }
         for entry in busy { self[keyPath: queue].push(entry.id, seen: entry.seen) }
-        return forgotten
     }
 
     private mutating func push(_ id: TargetID, source: TargetRecord.Source, seen: Double) {
@@ -214,12 +216,12 @@ struct TargetTable: Sendable {
     /// the one heard least recently (``forgetLeastRecent()``).
     var isFull: Bool { count >= configuration.maximumTargets }
 
-    /// Forgets the target heard least recently that has no session, to make room; false when
-    /// every target has one. The forgetting queues find it: their oldest entries are looked at
+    /// Forgets the target heard least recently that has no session, to make room, and returns
+    /// it; nil when every target has one. The forgetting queues find it: their oldest entries are looked at
     /// until one is as old as its target's last sighting (an older entry is pushed back with
     /// that time, as ``forgetUnseen(now:)`` does), so a burst of new addresses costs a few queue
     /// steps each, not a walk of the table.
-    mutating func forgetLeastRecent() -> Bool {
+    mutating func forgetLeastRecent() -> Target? {
         var busy: [(advert: Bool, entry: LastSeenQueue.Entry)] = []
         defer {
             for (advert, entry) in busy {
@@ -229,7 +231,7 @@ struct TargetTable: Sendable {
         while true {
             let advert = (advertTargets.oldest?.seen ?? .infinity) <= (otherTargets.oldest?.seen ?? .infinity)
             guard let entry = advert ? advertTargets.pop(where: { _ in true }) : otherTargets.pop(where: { _ in true }) else {
-                return false
+                return nil
             }
             guard let (lastSeen, source) = seen(entry.id) else { continue }  // forgotten through its other entry
             if lastSeen > entry.seen {
@@ -237,8 +239,9 @@ struct TargetTable: Sendable {
             } else if sessions[entry.id] != nil {
                 busy.append((advert, entry))
             } else {
+                let forgotten = target(entry.id)
                 remove(entry.id)
-                return true
+                return forgotten
             }
         }
     }

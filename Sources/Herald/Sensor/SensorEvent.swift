@@ -10,21 +10,25 @@ public enum SensorEvent: Hashable, Sendable {
     case detect(Target, time: Double)
     /// A target was measured: from its advert, or from an RSSI it wrote to us. `rssi` is nil when
     /// the controller could not measure it (HCI reports 127). `payload` is the target's payload
-    /// when it is known; measurements without one are attributed later, see `read`.
-    case measure(Target, rssi: Int?, payload: SensorPayload?, time: Double)
+    /// when it is known; measurements without one are attributed later, see `read`. `txPower` is
+    /// the TX power level (dBm) the advert announced, if it did (Herald's calibration).
+    case measure(Target, rssi: Int?, payload: SensorPayload?, txPower: Int? = nil, time: Double)
     /// A target's payload became known: read over GATT, written to our signal characteristic, or
     /// taken from its advert. `earlier` holds the target's measurements taken before, oldest
     /// first, for the presence tracker to attribute to this payload.
     case read(Target, payload: SensorPayload, earlier: [Measurement], time: Double)
     /// A target shared the payloads of phones it saw recently (signal write `0x03`).
     case share(Target, payloads: [SensorPayload], rssi: Int?, time: Double)
+    /// The node stopped following a target: unseen for its clean interval, or its place taken
+    /// in a full table. A later sighting detects it again (a new target).
+    case delete(Target, time: Double)
     /// The controller's state changed.
     case bluetoothState(BluetoothState, time: Double)
 
     public var time: Double {
         switch self {
-        case .detect(_, let time), .measure(_, _, _, let time), .read(_, _, _, let time), .share(_, _, _, let time),
-            .bluetoothState(_, let time):
+        case .detect(_, let time), .measure(_, _, _, _, let time), .read(_, _, _, let time), .share(_, _, _, let time),
+            .delete(_, let time), .bluetoothState(_, let time):
             return time
         }
     }

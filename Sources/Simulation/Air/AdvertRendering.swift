@@ -15,8 +15,10 @@ extension SimulatedDevice {
             b.appendServiceUUIDs([HeraldUUIDs.service])
             b.appendManufacturerData(company: HeraldUUIDs.manufacturerID, pseudo.bytes)
         case .heraldService:
+            // An iPhone in the foreground: iOS adds its TX power level to what an app advertises.
             b.appendFlags(.generalDiscoverableLEOnly)
             b.appendServiceUUIDs([HeraldUUIDs.service])
+            b.appendTxPowerLevel(SimulatedDevice.iPhoneTxPower)
         case .apple(let data):
             // Flags when they fit: an AirPods record fills the advert on its own.
             if data.count + 4 + 3 <= AdvertisingPayload.maximumLength { b.appendFlags(.generalDiscoverableLEOnly) }
@@ -34,6 +36,9 @@ extension SimulatedDevice {
         // Every content above fits 31 bytes (checked by the tests); never send more.
         return Array(b.bytes.prefix(AdvertisingPayload.maximumLength))
     }
+
+    /// The TX power level (dBm) an iPhone announces in its own adverts.
+    public static let iPhoneTxPower: Int8 = 12
 
     /// Whether a central can connect to it: everything but Exposure Notification, which
     /// advertises non-connectable.

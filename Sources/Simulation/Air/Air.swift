@@ -4,7 +4,7 @@ import BLEHost
 /// and exchanging data on the virtual clock, and the node's own LE controller, which speaks HCI to
 /// the node's host (commands and ACL in, events and ACL out) exactly as a real one does.
 ///
-/// A value with one owner (the ``SimulatedTransport``): the host's packets go in with
+/// A value with one owner (``VenueRun``'s loop, or the ``SimulatedTransport`` of `run-bench`): the host's packets go in with
 /// ``send(_:)``, and ``advance(until:)`` runs virtual time forward to the next packet for the host
 /// (or a limit). Deterministic: the same truth and configuration give the same packets at the
 /// same virtual times, whatever the host does in wall time between calls.
@@ -33,7 +33,7 @@ public struct Air: Sendable {
     public internal(set) var counters = AirCounters()
 
     var adverts: AdvertStream
-    var queue = EventQueue<Happening>()
+    var queue = TimedEventHeap<Happening>()
     /// Packets for the host, in order, due at ``now``.
     var outbox: [H4Packet] = []
     var pendingReports: [LEAdvertisingReport] = []

@@ -36,7 +36,7 @@ public struct AdvertStream: Sendable, IteratorProtocol, Sequence {
     private let devices: [SimulatedDevice]
     public let radio: RadioModel
     private var states: [DeviceState]
-    private var queue = EventQueue<Int>()
+    private var queue = TimedEventHeap<Int>()
     public private(set) var counters = Counters()
 
     /// Maximum random delay the controller adds to each advertising event (Core spec: 0–10 ms).

@@ -31,6 +31,8 @@ public struct VenueRun {
         /// The engine asked for a controller restart (never expected on the simulated air).
         public var restarts = 0
         public var diaryWriteErrors = 0
+        /// Herald-format log flushes that failed (their rows stay pending for the next).
+        public var logWriteErrors = 0
     }
 
     public let truth: GroundTruth
@@ -48,6 +50,10 @@ public struct VenueRun {
     private var nextRequest: UInt64 = 1
     private var nextTick = 0.0
     private var origin: Double { truth.configuration.origin }
+    /// The Herald-format logs (`simulate --herald-logs`), written as `venue-beacon run` writes
+    /// them: every event recorded at its wall time, flushed every 10 virtual seconds.
+    public var heraldLogs: HeraldLogWriter?
+    private var nextLogFlush = 10.0
 
     /// Builds the node over `store` (the diary file of the run).
     public init(truth: GroundTruth, setup: NodeSetup = NodeSetup(), air: AirConfiguration = AirConfiguration(), store: DiaryStore) throws {
@@ -94,6 +100,15 @@ public struct VenueRun {
         } catch {
             counters.diaryWriteErrors += 1
         }
+        flushLogs()
+    }
+
+    private mutating func flushLogs() {
+        do {
+            try heraldLogs?.flush()
+        } catch {
+            counters.logWriteErrors += 1
+        }
     }
 
     // MARK: The loop's pieces
@@ -105,6 +120,10 @@ public struct VenueRun {
             count(try pipeline.tick(now: origin + air.now))
         } catch {
             counters.diaryWriteErrors += 1
+        }
+        if heraldLogs != nil, air.now >= nextLogFlush {
+            nextLogFlush = air.now + 10
+            flushLogs()
         }
     }
 
@@ -152,6 +171,8 @@ public struct VenueRun {
                     reads.append(PayloadRead(time: time, payload: payload.bytes, earliestAttributed: earlier.map(\.time).min()))
                 }
                 pipeline.handle(event, wallOffset: origin)
+                let wall = event.time + origin
+                heraldLogs?.record(event, wallTime: wall)
             }
             for item in work { perform(item) }
         }

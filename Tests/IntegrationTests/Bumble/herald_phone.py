@@ -15,13 +15,17 @@ options:
                    default 1)
   rotate=SECONDS   take a new random address this often (default never)
   address=ADDR     the first random address (default C0:00:00:00:00:01; the top bits must be 11)
+  att=silent       a stalled (or hostile) phone: never answer an ATT request, not even the
+                   MTU exchange; prints "ATT-IGNORED <opcode>" for each
 Prints "READY <address>" once advertising, "ADDRESS <address>" after each rotation, "CONNECTED",
-"READ" when the payload is read, "WRITE <hex>" for each signal write, "DISCONNECTED".
+"READ" when the payload is read, "WRITE <hex>" for each signal write, "DISCONNECTED after
+<seconds> s" (how long the link lasted).
 """
 import asyncio
 import sys
+import time
 
-from bumble import hci
+from bumble import att, hci
 from bumble.device import AdvertisingType, Device
 from bumble.gatt import Characteristic, CharacteristicValue, Service
 from bumble.hci import Address
@@ -74,8 +78,16 @@ async def main() -> None:
                 Characteristic(PAYLOAD, Characteristic.Properties.READ, Characteristic.READABLE,
                                CharacteristicValue(read=on_read)),
             ]))
-        device.on("connection", lambda c: (print("CONNECTED", flush=True),
-                                           c.on("disconnection", lambda r: print("DISCONNECTED", flush=True))))
+        def on_connection(connection) -> None:
+            opened = time.monotonic()
+            print("CONNECTED", flush=True)
+            connection.on("disconnection", lambda reason: print(
+                f"DISCONNECTED after {time.monotonic() - opened:.1f} s", flush=True))
+
+        device.on("connection", on_connection)
+        if options.get("att") == "silent":
+            device.l2cap_channel_manager.register_fixed_channel(
+                att.ATT_CID, lambda connection, pdu: print(f"ATT-IGNORED {bytes(pdu)[:1].hex()}", flush=True))
         await device.power_on()
         advertising_type = (AdvertisingType.UNDIRECTED_CONNECTABLE_SCANNABLE if kind != "gaen"
                             else AdvertisingType.UNDIRECTED)

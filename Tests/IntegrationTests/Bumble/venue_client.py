@@ -96,4 +96,5 @@ async def main() -> None:
         print("DONE", flush=True)
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())

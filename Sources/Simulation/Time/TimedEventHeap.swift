@@ -2,7 +2,7 @@
 ///
 /// Events at the same time come out in the order they were scheduled, so a run never depends on
 /// how the heap happens to break ties.
-public struct EventQueue<Event>: Sendable where Event: Sendable {
+public struct TimedEventHeap<Event>: Sendable where Event: Sendable {
     private struct Entry: Sendable {
         var time: Double
         var order: UInt64

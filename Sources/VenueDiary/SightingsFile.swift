@@ -1,0 +1,156 @@
+import Glibc
+
+/// Why a sightings file could not be read (as opposed to a row that is wrong in it).
+public struct SightingsFileError: Error, Equatable, CustomStringConvertible {
+    public var path: String
+    public var problem: String
+    /// The file does not exist (sysexits EX_NOINPUT) rather than failing to read.
+    public var isMissing: Bool
+
+    public var description: String { "\(path): \(problem)" }
+}
+
+/// `venue-beacon diary replay FILE` without holding the file: a first pass reads every line,
+/// checks it and notes whether the times are in order; nothing is written unless every line is
+/// good. A second pass feeds the sightings through ``DiaryReplay``. A file in time order (the
+/// usual case) is replayed in a fixed amount of memory; one out of order costs 16 bytes a
+/// sighting (its time and where its line starts), sorted, and each line is read again from there.
+public enum SightingsFile {
+    /// The longest line read: a 1,024-byte payload is 2,048 hex digits; quotes and spaces aside.
+    static let maximumLineBytes = 8 * 1024
+    static let chunkBytes = 1 << 20
+
+    /// What the first pass found.
+    public struct Scan: Sendable {
+        public var path: String
+        public var sightings = 0
+        public var first = Double.infinity
+        public var last = -Double.infinity
+        public var inOrder = true
+    }
+
+    /// Checks the whole file, then replays it into `store`. A bad line throws
+    /// ``SightingsCSVError`` before anything is written.
+    public static func replay(
+        path: String, into store: DiaryStore, settings: DiarySettings, policy: FlushPolicy = .replay,
+        afterBatch: ((ReplaySummary) -> Void)? = nil
+    ) throws -> ReplaySummary {
+        try replay(try scan(path), into: store, settings: settings, policy: policy, afterBatch: afterBatch)
+    }
+
+    /// Replays a file that ``scan(_:)`` has checked (the diary is opened in between, so a bad
+    /// file never touches it).
+    public static func replay(
+        _ scan: Scan, into store: DiaryStore, settings: DiarySettings, policy: FlushPolicy = .replay,
+        afterBatch: ((ReplaySummary) -> Void)? = nil
+    ) throws -> ReplaySummary {
+        let path = scan.path
+        return try DiaryReplay.replay(
+            sightingCount: scan.sightings, start: scan.first, end: scan.last, into: store, settings: settings, policy: policy,
+            afterBatch: afterBatch
+        ) { feed in
+            if scan.inOrder {
+                var reader = SightingsCSV.LineReader()
+                try forEachLine(path) { line, number, _ in
+                    if let sighting = try reader.read(line, number: number) { try feed(sighting) }
+                }
+            } else {
+                try replayOutOfOrder(path, feed: feed)
+            }
+        }
+    }
+
+    /// The first pass: every line read and checked. Throws ``SightingsCSVError`` for the first
+    /// bad line, ``SightingsFileError`` when the file cannot be read.
+    public static func scan(_ path: String) throws -> Scan {
+        var scan = Scan(path: path)
+        var reader = SightingsCSV.LineReader()
+        try forEachLine(path) { line, number, _ in
+            guard let sighting = try reader.read(line, number: number) else { return }
+            if sighting.time < scan.last { scan.inOrder = false }
+            scan.sightings += 1
+            scan.first = min(scan.first, sighting.time)
+            scan.last = max(scan.last, sighting.time)
+        }
+        try reader.finish()
+        return scan
+    }
+
+    /// Sorts (time, line start) pairs, keeping the file order of equal times, then reads each
+    /// line again where it starts.
+    private static func replayOutOfOrder(_ path: String, feed: (Sighting) throws -> Void) throws {
+        var index: [(time: Double, offset: Int64)] = []
+        var reader = SightingsCSV.LineReader()
+        try forEachLine(path) { line, number, offset in
+            if let sighting = try reader.read(line, number: number) { index.append((sighting.time, offset)) }
+        }
+        index.sort { ($0.time, $0.offset) < ($1.time, $1.offset) }
+        let fd = try open(path)
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: maximumLineBytes + 1)
+        var lineReader = SightingsCSV.LineReader()
+        _ = try lineReader.read(Array(SightingsCSV.header.utf8)[...], number: 1)
+        for entry in index {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(entry.offset)) }
+            guard n > 0 else { throw SightingsFileError(path: path, problem: "the file changed while it was replayed", isMissing: false) }
+            let line = buffer[..<n].prefix { $0 != UInt8(ascii: "\n") }
+            // Line numbers are not known here; the first pass has checked every line.
+            guard let sighting = try lineReader.read(line, number: 2) else { continue }
+            try feed(sighting)
+        }
+    }
+
+    private static func open(_ path: String) throws -> Int32 {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw SightingsFileError(
+                path: path, problem: "cannot read the sightings file: \(String(cString: strerror(errno)))", isMissing: errno == ENOENT)
+        }
+        return fd
+    }
+
+    /// Calls `body` with each line (without its `\n`), its 1-based number and the offset of its
+    /// first byte, reading the file in 1 MiB chunks.
+    static func forEachLine(_ path: String, _ body: (ArraySlice<UInt8>, Int, Int64) throws -> Void) throws {
+        let fd = try open(path)
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: chunkBytes)
+        var carry: [UInt8] = []
+        var lineNumber = 0
+        var lineStart: Int64 = 0
+        var fileOffset: Int64 = 0
+        func emit(_ line: ArraySlice<UInt8>) throws {
+            lineNumber += 1
+            guard line.count <= maximumLineBytes else {
+                throw SightingsCSVError(line: lineNumber, problem: "the line is longer than \(maximumLineBytes) bytes")
+            }
+            try body(line, lineNumber, lineStart)
+        }
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SightingsFileError(path: path, problem: "cannot read the sightings file: \(String(cString: strerror(errno)))", isMissing: false)
+            }
+            if n == 0 { break }
+            var start = 0
+            for i in 0..<n where buffer[i] == UInt8(ascii: "\n") {
+                if carry.isEmpty {
+                    try emit(buffer[start..<i])
+                } else {
+                    carry.append(contentsOf: buffer[start..<i])
+                    try emit(carry[...])
+                    carry.removeAll(keepingCapacity: true)
+                }
+                lineStart = fileOffset + Int64(i + 1)
+                start = i + 1
+            }
+            carry.append(contentsOf: buffer[start..<n])
+            if carry.count > maximumLineBytes {
+                throw SightingsCSVError(line: lineNumber + 1, problem: "the line is longer than \(maximumLineBytes) bytes")
+            }
+            fileOffset += Int64(n)
+        }
+        if !carry.isEmpty { try emit(carry[...]) }
+    }
+}
