@@ -34,7 +34,8 @@ public enum Minisign {
             + Data(global).base64EncodedString() + "\n"
     }
 
+    /// Control characters other than tab (minisign's own field separator) become spaces.
     static func oneLine(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        String(text.unicodeScalars.map { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F ? " " : Character($0) })
     }
 }
