@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "Herald", targets: ["Herald"]),
         .library(name: "VenueNode", targets: ["VenueNode"]),
         .library(name: "Simulation", targets: ["Simulation"]),
+        .library(name: "Appliance", targets: ["Appliance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),

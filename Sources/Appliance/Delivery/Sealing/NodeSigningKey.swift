@@ -57,6 +57,14 @@ public struct NodeSigningKey: Sendable {
         defer { unlink(temporary) }
         do throws(FileSystemError) {
             guard fchmod(fd, 0o600) == 0 else { throw FileSystemError(operation: "chmod", path: temporary, code: errno) }
+            // Made by root (`sudo venue-beacon identity` before the first start): the key
+            // belongs to whoever owns the state directory (the service's user), not to root.
+            var owner = stat()
+            if geteuid() == 0, stat(directory.isEmpty ? "." : directory, &owner) == 0, owner.st_uid != 0 {
+                guard fchown(fd, owner.st_uid, owner.st_gid) == 0 else {
+                    throw FileSystemError(operation: "chown", path: temporary, code: errno)
+                }
+            }
             try FileDescriptor.writeAll(fd, Array(text.utf8), path: temporary)
             guard fsync(fd) == 0 else { throw FileSystemError(operation: "fsync", path: temporary, code: errno) }
             close(fd)
