@@ -42,7 +42,7 @@ import Testing
         #expect(s.export.schedule?.description == "monday,tuesday,wednesday,thursday,friday 03:30")
         #expect(s.export.scheduleState == "/srv/state/scheduled-export.state")
         // What config check prints reads back the same.
-        let again = try Settings.parse(s.toml, file: "printed")
+        let again = try Settings.parse(s.effectiveTOML, file: "printed")
         #expect(again.export == s.export)
     }
 
