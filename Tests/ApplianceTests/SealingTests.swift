@@ -208,3 +208,46 @@ import Testing
         #expect(try decrypt(dir.file("x.csv.age"), key: dir.file("tracers.key"), dir: dir).plaintext == Data("a,b\r\n1,2\r\n".utf8))
     }
 }
+
+/// `AgeReader` (for `venue-beacon open`) against files sealed by Debian's `age -r`.
+@Suite struct AgeReaderTests {
+    func open(_ file: String, _ identity: AgeIdentity) throws -> [UInt8] {
+        let handle = try #require(FileHandle(forReadingAtPath: file))
+        defer { try? handle.close() }
+        var out: [UInt8] = []
+        try AgeReader.open(identity: identity, read: { Array(handle.readData(ofLength: $0)) }, output: { out += $0 })
+        return out
+    }
+
+    @Test(arguments: [0, 1, 65_536, 65_537, 200_000])
+    func opensWhatAgeSealedForOurKey(size: Int) throws {
+        let dir = TemporaryDirectory("age-reader")
+        let identity = AgeIdentity.generate()
+        let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        FileManager.default.createFile(atPath: dir.file("p"), contents: Data(plaintext))
+        let sealed = try runProgram(SealingTests.age, ["-r", identity.recipient.description, "-o", dir.file("p.age"), dir.file("p")])
+        #expect(sealed.status == 0, "\(sealed.output)")
+        #expect(try open(dir.file("p.age"), identity) == plaintext)
+    }
+
+    @Test func wrongKeyTruncatedAndFlippedFailLoudly() throws {
+        let dir = TemporaryDirectory("age-reader-bad")
+        let identity = AgeIdentity.generate()
+        FileManager.default.createFile(atPath: dir.file("p"), contents: Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0) }))
+        #expect(try runProgram(SealingTests.age, ["-r", identity.recipient.description, "-o", dir.file("p.age"), dir.file("p")]).status == 0)
+        #expect(throws: AgeReader.Problem.noMatchingIdentity) { try open(dir.file("p.age"), AgeIdentity.generate()) }
+        let bytes = try #require(FileManager.default.contents(atPath: dir.file("p.age")))
+        for cut in [bytes.count - 10, bytes.count - (150_000 - 2 * 65_536) - 16] {
+            FileManager.default.createFile(atPath: dir.file("cut"), contents: bytes.prefix(cut))
+            #expect(throws: AgeReader.Problem.self) { try open(dir.file("cut"), identity) }
+        }
+        var flipped = bytes
+        flipped[bytes.count / 2] ^= 1
+        FileManager.default.createFile(atPath: dir.file("flip"), contents: flipped)
+        #expect(throws: AgeReader.Problem.damagedPayload) { try open(dir.file("flip"), identity) }
+        var header = bytes
+        header[40] ^= 1
+        FileManager.default.createFile(atPath: dir.file("head"), contents: header)
+        #expect(throws: AgeReader.Problem.self) { try open(dir.file("head"), identity) }
+    }
+}
