@@ -209,3 +209,23 @@ import Testing
         #expect(!json.output.contains(key))
     }
 }
+
+/// `venue-beacon open`: what `age -r` sealed for a test key opens with ours; wrong key exits 65.
+@Suite struct OpenCommandTests {
+    @Test func opensWhatAgeSealedAndRefusesAWrongKey() throws {
+        let dir = try TemporaryDirectory("open-cli")
+        defer { dir.remove() }
+        let tracers = try SealedExportTests.Tracers(dir)
+        let plain = try dir.write("p.csv", "visit_id,kind\r\n1,herald\r\n")
+        let sealed = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/age"), ["-r", tracers.recipient, "-o", dir.path("p.csv.age"), plain])
+        #expect(sealed.status == 0, "\(sealed.output)")
+        let opened = try ProcessRunner.venueBeacon(["open", dir.path("p.csv.age"), "-i", tracers.key, "-o", dir.path("o.csv")])
+        #expect(opened.status == 0, "\(opened.output)")
+        #expect(FileManager.default.contents(atPath: dir.path("o.csv")) == FileManager.default.contents(atPath: plain))
+        let stranger = try SealedExportTests.Tracers(dir, "stranger")
+        let wrong = try ProcessRunner.venueBeacon(["open", dir.path("p.csv.age"), "-i", stranger.key, "-o", dir.path("w.csv")])
+        #expect(wrong.status == 65)
+        #expect(wrong.stderr.contains("no identity matched"), "\(wrong.output)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("w.csv")))
+    }
+}
