@@ -17,6 +17,7 @@ let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let toml: Target.Dependency = .product(name: "TOMLKit", package: "TOMLKit")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 
 let package = Package(
     name: "venue-beacon",
@@ -28,12 +29,14 @@ let package = Package(
         .library(name: "Herald", targets: ["Herald"]),
         .library(name: "VenueNode", targets: ["VenueNode"]),
         .library(name: "Simulation", targets: ["Simulation"]),
+        .library(name: "Appliance", targets: ["Appliance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -45,7 +48,7 @@ let package = Package(
         .target(name: "VenueDiary", dependencies: ["CivilDate", grdb]),
         .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
-        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml]),
+        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto]),
         .executableTarget(
             name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
             linkerSettings: [
@@ -64,7 +67,7 @@ let package = Package(
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "CivilDate", grdb]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "VenueNode", "BLEHost", "BLETransport"]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode", crypto]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.
         .testTarget(

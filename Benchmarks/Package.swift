@@ -45,6 +45,10 @@ let package = Package(
         .executableTarget(
             name: "crowd-bench",
             dependencies: [.product(name: "Simulation", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon"), .product(name: "VenueNode", package: "venue-beacon")]),
+        // Sealing (age) and signing (minisign) an export beside the plain export (issue 17).
+        .executableTarget(
+            name: "seal-bench",
+            dependencies: [.product(name: "Appliance", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon")]),
         // The real `venue-beacon run` process against the simulated air served on a unix socket.
         .executableTarget(
             name: "run-bench",

@@ -103,9 +103,9 @@ public enum DiaryExport {
     @discardableResult
     public static func export(
         _ format: Format, from store: DiaryStore, window: VisitWindow, venue: VenueIdentity, generatedAt: Double,
-        to sink: ([UInt8]) throws -> Void
+        nodeKey: String? = nil, to sink: ([UInt8]) throws -> Void
     ) throws -> Summary {
-        var writer = ExportWriter(format: format, venue: venue, window: window, generatedAt: generatedAt)
+        var writer = ExportWriter(format: format, venue: venue, window: window, generatedAt: generatedAt, nodeKey: nodeKey)
         try store.forEachRow(in: window) { row in
             try writer.append(row: row)
             if writer.buffer.count >= ExportWriter.chunkSize {
@@ -129,8 +129,12 @@ struct ExportWriter {
     private(set) var clockUncorrected = 0
     private(set) var earliestEnd: Double?
 
-    init(format: DiaryExport.Format, venue: VenueIdentity?, window: VisitWindow, generatedAt: Double) {
+    /// JSON only: the fingerprint of the node key that signs the export.
+    let nodeKey: String?
+
+    init(format: DiaryExport.Format, venue: VenueIdentity?, window: VisitWindow, generatedAt: Double, nodeKey: String? = nil) {
         self.format = format
+        self.nodeKey = nodeKey
         buffer.reserveCapacity(Self.chunkSize + 4096)
         switch format {
         case .csv:
@@ -138,7 +142,7 @@ struct ExportWriter {
             buffer.append(contentsOf: [13, 10])
         case .json:
             let strings = [venue?.name, venue?.location, venue?.area, venue?.url].reduce(0) { $0 + ($1?.utf8.count ?? 0) }
-            buffer.write(upTo: 512 + 6 * strings) { out in
+            buffer.write(upTo: 512 + 6 * (strings + (nodeKey?.utf8.count ?? 0))) { out in
                 out.text("{\n  \"venue\": ")
                 if let venue {
                     out.text("{\"country\": ")
@@ -165,6 +169,10 @@ struct ExportWriter {
                 out.jsonTime(window.to)
                 out.text("},\n  \"generated_at\": ")
                 out.jsonTime(generatedAt)
+                if let nodeKey {
+                    out.text(",\n  \"node_key\": ")
+                    out.jsonString(nodeKey)
+                }
                 out.text(",\n  \"visits\": [")
             }
         }
@@ -271,6 +279,7 @@ struct ExportWriter {
     mutating func finish() {
         if format == .json {
             buffer.append(contentsOf: (count == 0 ? "]," : "\n  ],").utf8)
+            if nodeKey != nil { buffer.append(contentsOf: "\n  \"visit_count\": \(count),".utf8) }
             buffer.append(contentsOf: "\n  \"visits_clock_uncorrected\": \(clockUncorrected)\n}\n".utf8)
         }
     }

@@ -2,6 +2,7 @@ import Appliance
 import ArgumentParser
 import Foundation
 import VenueDiary
+import Glibc
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,9 +18,15 @@ struct ExportCommand: AsyncParsableCommand {
             it is complete; a character device or FIFO at PATH is written into; a symbolic link \
             is refused (name the file it points to).
 
-            --deliver email hands the CSV with a covering note to the configured sendmail for \
+            With export.recipients set, the export is sealed to those age keys whatever the \
+            destination (standard output included): only `age -d` with a tracer's key opens it. \
+            A file written with --output PATH gets the node's minisign signature as PATH.minisig \
+            (when this user can read the node's key, export.signing_key).
+
+            --deliver email hands the CSV (sealed, and signed) with a covering note to the configured sendmail for \
             export.email; if sendmail does not take it, the email waits in the outbox and is \
-            retried (by the service, or `venue-beacon outbox retry`): exit status 75. \
+            retried (by the service, or `venue-beacon outbox retry`): exit status 75. Without \
+            export.recipients an email is refused (exit 78) unless export.plaintext = true. \
             --deliver directory writes the CSV atomically into export.directory (a USB stick).
             """)
 
@@ -54,21 +61,63 @@ struct ExportCommand: AsyncParsableCommand {
             try await deliverExport(to: deliver, settings: settings)
             return
         }
+        let sealing = Self.sealingForOutput(settings.export)
         try reportingFailures(diary: settings.diary.path) {
             let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
             let store = try DiaryStore(path: settings.diary.path, readOnly: true)
             let file = try OutputFile(output)
             do {
+                let sealer = try ExportSealer(sealing: sealing, output: file.write)
                 let summary = try DiaryExport.export(
-                    format, from: store, window: window, venue: settings.venue, generatedAt: now.time, to: file.write)
+                    format, from: store, window: window, venue: settings.venue, generatedAt: now.time,
+                    nodeKey: sealing.key?.fingerprint, to: sealer.write)
+                let start = try window.from ?? store.stats().oldestCheckIn ?? now.time
+                let name = (output as NSString).lastPathComponent
+                let signature = try sealer.finish(
+                    trustedComment: ExportDocument.trustedComment(
+                        file: name, venue: settings.venue, nodeKey: sealing.key?.fingerprint,
+                        windowStart: Date(timeIntervalSince1970: start), windowEnd: Date(timeIntervalSince1970: window.to ?? now.time),
+                        visits: summary.visits, generated: Date(timeIntervalSince1970: now.time)),
+                    untrustedComment: "signature from venue-beacon node of venue \(settings.venue.code)"
+                        + (sealing.key.map { ", key fingerprint " + $0.fingerprint } ?? ""))
                 try file.commit()
-                if output != "-" { Console.error("exported \(summary.visits) visits to \(output)") }
+                let sealed = sealing.sealed ? "sealed to \(sealing.recipients.count) age recipient\(sealing.recipients.count == 1 ? "" : "s") and " : ""
+                if output != "-" { Console.error("exported \(summary.visits) visits to \(output)\(sealing.sealed ? " (\(sealed.dropLast(5)))" : "")") }
+                if let signature, Self.isRegularFileTarget(output) {
+                    let signatureFile = try OutputFile(output + ".minisig")
+                    do {
+                        try signatureFile.write(Array(signature.utf8))
+                        try signatureFile.commit()
+                    } catch {
+                        signatureFile.abandon()
+                        throw error
+                    }
+                    Console.error("signed by node key \(sealing.key?.fingerprint ?? ""): \(output).minisig")
+                }
                 warnAboutClock(summary)
             } catch {
                 file.abandon()
                 throw error
             }
         }
+    }
+
+    /// The configured recipients, and the node's key when this user can read (or create) it:
+    /// a local export by an operator without access to the key is written unsigned, with a warning.
+    static func sealingForOutput(_ settings: ExportSettings) -> ExportSealing {
+        do {
+            return try ExportSealing.load(settings)
+        } catch {
+            Console.error("warning: the export is not signed: \(error)")
+            return ExportSealing(recipients: settings.ageRecipients, key: nil)
+        }
+    }
+
+    /// Only a regular file (or nothing yet) at `path` gets a signature file beside it.
+    static func isRegularFileTarget(_ path: String) -> Bool {
+        guard path != "-" else { return false }
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 }
 

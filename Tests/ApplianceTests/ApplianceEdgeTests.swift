@@ -8,7 +8,7 @@ import VenueNode
 
 /// The hooks `venue-beacon run` calls, against a test notify socket and fake GPIO.
 @Suite struct ApplianceEdgeTests {
-    func settings(_ dir: TemporaryDirectory, gpio: Bool) throws -> Settings {
+    func settings(_ dir: TemporaryDirectory, gpio: Bool, export: String = "") throws -> Settings {
         try FileManager.default.createDirectory(atPath: dir.file("usb"), withIntermediateDirectories: true)
         return try Settings.parse(SettingsTests.minimal + """
 
@@ -18,6 +18,8 @@ import VenueNode
             outbox = "\(dir.file("outbox"))"
             directory = "\(dir.file("usb"))"
             require_mount = false
+            signing_key = "\(dir.file("node-signing.key"))"
+            \(export)
             [gpio]
             enabled = \(gpio)
             chip = "gpiochip0"
@@ -135,12 +137,45 @@ import VenueNode
 
             // The button exports the (empty) diary's share window into the directory.
             gpio.push(pressed: true)
-            #expect(await eventually { ((try? FileManager.default.contentsOfDirectory(atPath: dir.file("usb"))) ?? []).count == 1 })
+            // The export and its signature.
+            #expect(await eventually { ((try? FileManager.default.contentsOfDirectory(atPath: dir.file("usb"))) ?? []).count == 2 })
             gpio.push(pressed: false)
             group.cancelAll()
         }
         edge.shutdown()
         #expect(await eventually { gpio.state.withLock { $0.closed } })
+    }
+
+    /// `[export] schedule` on a manual clock, with the real job and directory delivery: nothing
+    /// at the first start, the export at its time, not twice, and a time missed while the node
+    /// was off once at the next start (a new edge reading the same state).
+    @Test func scheduledExportRunsAtItsTimeOnceAndAfterAMissedTime() async throws {
+        let dir = TemporaryDirectory("edge-schedule")
+        let settings = try settings(dir, gpio: false, export: "schedule = \"daily 03:30\"")
+        _ = try DiaryStore(path: settings.diary.path)
+        func at(_ iso: String) -> Date { ISO8601DateFormatter().date(from: iso)! }
+        func edge() -> ApplianceEdge {
+            ApplianceEdge(
+                settings: settings, logger: Logger(label: "test"), panel: nil,
+                detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }), environment: [:], tick: .seconds(10),
+                diaryFlusher: nil)
+        }
+        var service = edge()
+        #expect(await service.runScheduledExport(now: at("2026-11-24T12:00:00Z")) == nil)  // first start: recorded only
+        #expect(dir.names(in: "usb").isEmpty)
+        #expect(await service.runScheduledExport(now: at("2026-11-25T03:29:50Z")) == nil)
+        #expect(await service.runScheduledExport(now: at("2026-11-25T03:30:00Z")) == at("2026-11-25T03:30:00Z"))
+        #expect(dir.names(in: "usb").count == 2)  // the export and its signature
+        #expect(await service.runScheduledExport(now: at("2026-11-25T03:30:10Z")) == nil)  // not twice
+        #expect(await service.runScheduledExport(now: at("2026-11-25T18:00:00Z")) == nil)
+
+        // Off from the 25th evening to the 28th at noon: one export at the start, for the 28th.
+        service = edge()
+        #expect(await service.runScheduledExport(now: at("2026-11-28T12:00:00Z")) == at("2026-11-28T03:30:00Z"))
+        service = edge()
+        #expect(await service.runScheduledExport(now: at("2026-11-28T12:00:10Z")) == nil)
+        let state = try String(contentsOfFile: settings.export.scheduleState, encoding: .utf8)
+        #expect(state.contains("2026-11-28T03:30:00Z"))
     }
 
     /// A damaged diary: the service stays up showing a fault (fast blink), tells systemd why and

@@ -23,7 +23,7 @@ enum Fixture {
         ExportDocument(
             venue: venue, windowStart: Date(timeIntervalSince1970: 1_767_225_600),  // 2026-01-01T00:00Z
             windowEnd: Date(timeIntervalSince1970: 1_768_435_200),  // 2026-01-15T00:00Z
-            visits: 2, visitsBeforeClockSync: visitsBeforeSync, csv: csv,
+            visits: 2, visitsBeforeClockSync: visitsBeforeSync, content: csv,
             generated: Date(timeIntervalSince1970: 1_768_435_200))
     }
 }

@@ -73,6 +73,18 @@ final class Gate: Sendable {
         #expect(log.events.withLock { $0 } == ["started", "failed", "started", "failed"])
     }
 
+    /// The button and the schedule never email a plaintext export unless export.plaintext says so.
+    @Test func plaintextEmailIsRefusedWithoutRecipients() async throws {
+        let dir = TemporaryDirectory("job")
+        let settings = try settings(dir, export: "email = \"t@example.org\"\nsendmail = \"/bin/true\"\n")
+        let job = ExportJob(
+            settings: settings, delivery: ExportDelivery(settings: settings), indicator: nil, makeDocument: { _ in Fixture.document() })
+        let run = try #require(await job.runIfIdle())
+        #expect(!run.succeeded)
+        #expect(run.results.first?.result == .failed(ExportSettings.plaintextRefused))
+        #expect(dir.names(in: "outbox").isEmpty)
+    }
+
     /// The running service writes its diary before the document is made (``DiaryFlusher``).
     @Test func theDiaryIsFlushedBeforeTheDocumentIsMade() async throws {
         let dir = TemporaryDirectory("job")

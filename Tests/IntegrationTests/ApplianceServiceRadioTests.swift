@@ -12,6 +12,8 @@ extension RadioTests {
                 let socket = try NotifyListener(NSTemporaryDirectory() + "venue-notify-\(getpid()).sock")
                 let usb = try TemporaryDirectory("venue-usb")
                 defer { usb.remove() }
+                let state = try TemporaryDirectory("venue-state")
+                defer { state.remove() }
                 // The live commit policy: a check-in reaches the file within 2 minutes, or when an
                 // export asks for it.
                 let node = try await RunningNode.start(
@@ -20,6 +22,7 @@ extension RadioTests {
                         [export]
                         directory = "\(usb.url.path)"
                         require_mount = false
+                        signing_key = "\(state.path("node-signing.key"))"
                         """,
                     environment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "2000000"])
                 defer { node.remove() }
@@ -38,7 +41,10 @@ extension RadioTests {
                 // its diary first, so the phone that just checked in is in it.
                 kill(node.process.processIdentifier, SIGUSR1)
                 try await node.process.waitForOutput("SIGUSR1: directory:")
-                let files = try FileManager.default.contentsOfDirectory(atPath: usb.url.path)
+                // The export and the node's signature of it (.minisig).
+                let all = try FileManager.default.contentsOfDirectory(atPath: usb.url.path)
+                #expect(all.count == 2 && all.contains { $0.hasSuffix(".csv.minisig") }, "\(all)")
+                let files = all.filter { !$0.hasSuffix(".minisig") }
                 #expect(files.count == 1, "\(files)")
                 #expect(files.allSatisfy { $0.hasPrefix("venue-diary-123123-") && $0.hasSuffix(".csv") }, "\(files)")
                 let csv = try String(contentsOfFile: usb.url.appendingPathComponent(files.first ?? "").path, encoding: .utf8)
@@ -50,7 +56,7 @@ extension RadioTests {
                 try await socket.waitFor("STOPPING=1")
                 // Nothing but the service itself spoke to systemd (no child's `ERRNO=`).
                 #expect(socket.messages.allSatisfy { ["READY", "STATUS", "WATCHDOG", "STOPPING"].contains($0.prefix { $0 != "=" }) }, "\(socket.messages)")
-                #expect(try FileManager.default.contentsOfDirectory(atPath: usb.url.path).count == 1)
+                #expect(try FileManager.default.contentsOfDirectory(atPath: usb.url.path).count == 2)  // exported once, and signed
             }
         }
 

@@ -26,6 +26,7 @@ import Testing
                 [export]
                 from = "venue@example.org"
                 outbox = "\(dir.path("outbox"))"
+                signing_key = "\(dir.path("node-signing.key"))"
                 \(try export(dir))
                 """)
             let sightings = try dir.write("s.csv", """
@@ -55,6 +56,7 @@ import Testing
         try Venue { dir in
             """
             email = "tracers@example.org"
+            plaintext = true
             sendmail = "\(try msmtpSendmail(in: dir, port: port))"
             """
         }
@@ -70,7 +72,7 @@ import Testing
 
         let result = try venue.run(["export", "--deliver", "email", "--now", Self.now])
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.stderr.contains("emailed venue-diary-123123-20251111-20251125.csv (1 visits) to tracers@example.org"))
+        #expect(result.stderr.contains("emailed venue-diary-123123-20251111-20251125.csv and its signature (1 visits) to tracers@example.org"))
 
         let files = sink.messageFiles()
         try #require(files.count == 1)
@@ -172,6 +174,7 @@ import Testing
         let venue = try Venue(recordingDays: "31") { _ in
             """
             email = "tracers@example.org"
+            plaintext = true
             sendmail = "/usr/bin/false"
             """
         }
@@ -196,6 +199,7 @@ import Testing
         let venue = try Venue(recordingDays: "0") { _ in
             """
             email = "tracers@example.org"
+            plaintext = true
             sendmail = "/usr/bin/false"
             """
         }
@@ -210,6 +214,7 @@ import Testing
         let venue = try Venue { _ in
             """
             email = "tracers@example.org"
+            plaintext = true
             sendmail = "/usr/bin/false"
             """
         }

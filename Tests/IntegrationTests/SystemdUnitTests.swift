@@ -75,6 +75,8 @@ import Testing
             from = "v@example.org"
             sendmail = "/bin/false"
             outbox = "\(dir.path("outbox"))"
+            plaintext = true
+            signing_key = "\(dir.path("node-signing.key"))"
             """)
         let python = URL(fileURLWithPath: "/usr/bin/env")
         let probe = try ProcessRunner.run(python, ["python3", wrapper, "/usr/bin/python3", "-c", "import ctypes; print(ctypes.CDLL(None).prctl(66, 0, 0, 0, 0))"])

@@ -65,7 +65,8 @@ public final class ExportDelivery: Sendable {
     public func preflight(_ target: DeliveryTarget) async -> String? {
         switch target {
         case .email:
-            return settings.recipients.isEmpty ? Self.noRecipients : nil
+            if settings.recipients.isEmpty { return Self.noRecipients }
+            return settings.refusesPlaintextEmail ? ExportSettings.plaintextRefused : nil
         case .directory:
             guard let directory = settings.directory else { return DirectoryDeliveryError.notConfigured.description }
             let writer = DirectoryDelivery(directory: directory, requireMount: settings.requireMount)
@@ -101,6 +102,9 @@ public final class ExportDelivery: Sendable {
         guard !recipients.isEmpty else {
             return .failed(Self.noRecipients)
         }
+        guard !settings.refusesPlaintextEmail || document.sealed else {
+            return .failed(ExportSettings.plaintextRefused)
+        }
         let messageID = ExportEmail.newMessageID(for: document, from: settings.from)
         // "=_" cannot occur in base64 or quoted-printable text, so the boundary never collides.
         let boundary = "=_venue-beacon_" + Hex.encode((0..<12).map { _ in UInt8.random(in: 0...255) })
@@ -110,7 +114,8 @@ public final class ExportDelivery: Sendable {
         let to = recipients.joined(separator: ", ")
         switch await outbox.send(email, now: now, earliestVisitEnd: document.earliestVisitEnd) {
         case .delivered(let id):
-            return .delivered("emailed \(document.fileName) (\(document.visits) visits) to \(to), Message-ID \(id)")
+            return .delivered(
+                "emailed \(document.fileName)\(document.signature == nil ? "" : " and its signature") (\(document.visits) visits) to \(to), Message-ID \(id)")
         case .queued(let id, let reason, let next):
             return .queued(
                 "the email to \(to) was not accepted (\(reason)); it is kept in the outbox \(settings.outbox) "
@@ -123,13 +128,18 @@ public final class ExportDelivery: Sendable {
     private func writeToDirectory(_ document: ExportDocument) async -> DeliveryResult {
         guard let directory = settings.directory else { return .failed(DirectoryDeliveryError.notConfigured.description) }
         let writer = DirectoryDelivery(directory: directory, requireMount: settings.requireMount)
-        let csv = document.csv, name = document.fileName, visits = document.visits
+        let content = document.content, name = document.fileName, visits = document.visits
+        let signature = document.signature, signatureName = document.signatureFileName
         return await withCheckedContinuation { continuation in
             // fsync on a USB stick blocks for a while: a queue of its own, not the shared pool.
             DispatchQueue(label: "venue-beacon.directory-delivery").async {
                 do throws(DirectoryDeliveryError) {
-                    let path = try writer.write(csv, named: name)
-                    continuation.resume(returning: .delivered("wrote \(path) (\(visits) visits)"))
+                    let path = try writer.write(content, named: name)
+                    var text = "wrote \(path) (\(visits) visits)"
+                    if let signature {
+                        text += " and its signature \(try writer.write(Data(signature.utf8), named: signatureName))"
+                    }
+                    continuation.resume(returning: .delivered(text))
                 } catch {
                     continuation.resume(returning: .failed(error.description))
                 }

@@ -38,7 +38,10 @@ public struct ExportEmail: Sendable, Equatable {
         lines.append("Auto-Submitted: auto-generated")
         lines.append("Content-Type: multipart/mixed; boundary=\"\(boundary)\"")
         lines.append("")
-        lines.append("A MIME message: a covering note and the venue diary as a CSV file.")
+        lines.append(
+            document.sealed
+                ? "A MIME message: a covering note and the venue diary as a CSV file encrypted with age."
+                : "A MIME message: a covering note and the venue diary as a CSV file.")
         lines.append("")
         lines.append("--" + boundary)
         lines.append("Content-Type: text/plain; charset=utf-8")
@@ -46,11 +49,22 @@ public struct ExportEmail: Sendable, Equatable {
         lines.append("")
         lines.append(MIMEText.quotedPrintable(Self.body(document)))
         lines.append("--" + boundary)
-        lines.append("Content-Type: text/csv; charset=utf-8; header=present;\n name=\"\(document.fileName)\"")
+        lines.append(
+            document.sealed
+                ? "Content-Type: application/octet-stream;\n name=\"\(document.fileName)\""
+                : "Content-Type: text/csv; charset=utf-8; header=present;\n name=\"\(document.fileName)\"")
         lines.append("Content-Disposition: attachment;\n filename=\"\(document.fileName)\"")
         lines.append("Content-Transfer-Encoding: base64")
         lines.append("")
-        lines.append(contentsOf: MIMEText.base64Lines(document.csv))
+        lines.append(contentsOf: MIMEText.base64Lines(document.content))
+        if let signature = document.signature {
+            lines.append("--" + boundary)
+            lines.append("Content-Type: application/octet-stream;\n name=\"\(document.signatureFileName)\"")
+            lines.append("Content-Disposition: attachment;\n filename=\"\(document.signatureFileName)\"")
+            lines.append("Content-Transfer-Encoding: base64")
+            lines.append("")
+            lines.append(contentsOf: MIMEText.base64Lines(Data(signature.utf8)))
+        }
         lines.append("--" + boundary + "--")
         lines.append("")
         bytes = Data(lines.joined(separator: "\n").utf8)
@@ -67,6 +81,7 @@ public struct ExportEmail: Sendable, Equatable {
             Window:    \(UTCDate.readable(document.windowStart)) to \(UTCDate.readable(document.windowEnd))
             Visits:    \(document.visits)
             Generated: \(UTCDate.readable(document.generated))
+            Node key:  \(document.nodeKey ?? "none (unsigned)")
 
             """
         if document.visitsBeforeClockSync == 0 {
@@ -79,9 +94,27 @@ public struct ExportEmail: Sendable, Equatable {
 
                 """
         }
+        if document.sealed {
+            text += """
+
+                The attachment \(document.fileName) is encrypted to the contact-tracing team's age key(s):
+                    age -d -i tracers.key -o diary.csv \(document.fileName)
+
+                """
+        }
+        if document.signature != nil {
+            text += """
+
+                \(document.signatureFileName) is the node's signature of the attachment as sent. Check it
+                with the node's public key (venue-beacon identity on the node) before decrypting:
+                    minisign -Vm \(document.fileName) -P <the node's public key>
+                The node key's fingerprint above must match the one the venue registered.
+
+                """
+        }
         text += """
 
-            The attachment \(document.fileName) has one row per visit: a phone (identified by its
+            The \(document.sealed ? "decrypted file" : "attachment \(document.fileName)") has one row per visit: a phone (identified by its
             Herald payload) present at the venue for longer than the check-in time. Times are UTC.
             Columns: visit_id, kind, payload, check_in, check_out, duration_seconds, samples,
             rssi_max, rssi_mean, clock_uncorrected. An empty check_out means the visit was still

@@ -37,7 +37,9 @@ public actor ExportJob {
         self.delivery = delivery
         self.indicator = indicator
         self.prepare = prepare
-        self.makeDocument = makeDocument ?? { now in try ExportDocument.fromDiary(settings: settings, now: now) }
+        self.makeDocument = makeDocument ?? { now in
+            try ExportDocument.fromDiary(settings: settings, now: now, sealing: try ExportSealing.load(settings.export))
+        }
         self.clock = clock
     }
 

@@ -20,6 +20,8 @@ public final class ApplianceEdge: Sendable {
     private let job: ExportJob
     private let delivery: ExportDelivery
     private let schedule: Schedule?
+    /// `[export] schedule`; nil: none.
+    let scheduledExport: ScheduledExport?
     private let detector: ClockSyncDetector
     private let logger: Logger
     private let state = SharedState()
@@ -61,6 +63,13 @@ public final class ApplianceEdge: Sendable {
                 logger.error("GPIO disabled for this run: \(error)")
             }
         }
+        // The node's identity: created at the first start, then kept (upgrades included).
+        do {
+            let (key, created) = try NodeSigningKey.loadOrCreate(at: settings.export.signingKey)
+            logger.notice("\(created ? "created the node's signing key" : "node signing key") \(settings.export.signingKey), fingerprint \(key.fingerprint)")
+        } catch {
+            logger.error("exports cannot be signed: \(error)")
+        }
         let edge = ApplianceEdge(
             settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick,
             diaryFlusher: diaryFlusher, startupCodeLifetime: startupCodeLifetime, pageOut: pageOut)
@@ -90,6 +99,7 @@ public final class ApplianceEdge: Sendable {
         self.job = job
         self.delivery = delivery
         self.schedule = settings.schedule
+        self.scheduledExport = settings.export.schedule.map { ScheduledExport(schedule: $0, statePath: settings.export.scheduleState) }
         self.detector = detector
         self.logger = logger
 
@@ -210,6 +220,9 @@ public final class ApplianceEdge: Sendable {
             }
             if let problem = report.problem { logger.error("outbox: \(problem)") }
 
+            // Only on a synchronised clock: before that, "now" may be hours or days off.
+            if synced { await runScheduledExport(now: now) }
+
             if let lifetime = pageOutAfter {
                 switch radio {
                 case .running, .partial:
@@ -227,6 +240,9 @@ public final class ApplianceEdge: Sendable {
             var wait = tick
             if let change = schedule?.nextChange(after: now) {
                 wait = min(wait, .milliseconds(max(Int(change.timeIntervalSince(now) * 1000), 0) + 10))
+            }
+            if let next = scheduledExport?.schedule.next(after: now) {
+                wait = min(wait, .milliseconds(max(Int(next.timeIntervalSince(now) * 1000), 0) + 10))
             }
             try? await Task.sleep(for: wait)
         }
@@ -254,10 +270,33 @@ public final class ApplianceEdge: Sendable {
         }
     }
 
-    private static func export(_ job: ExportJob, logger: Logger, trigger: String) async {
+    /// Exports for a scheduled time that is due (also one missed while the node was off).
+    /// Returns the scheduled time run for.
+    @discardableResult
+    func runScheduledExport(now: Date) async -> Date? {
+        guard let scheduled = scheduledExport, let slot = scheduled.due(now: now) else { return nil }
+        let missed = now.timeIntervalSince(slot) > 60
+        let trigger = "schedule"
+        if missed {
+            logger.notice("\(trigger): the export due at \(UTCDate.readable(slot)) was missed (node off?); exporting now")
+        } else {
+            logger.info("\(trigger): export due at \(UTCDate.readable(slot))")
+        }
+        // Busy (a button export running): tried again at the next tick.
+        guard await Self.export(job, logger: logger, trigger: trigger) else { return nil }
+        do {
+            try scheduled.done(slot)
+        } catch {
+            logger.error("\(trigger): cannot record the export in \(scheduled.statePath): \(error); it may run again at the next start")
+        }
+        return slot
+    }
+
+    @discardableResult
+    private static func export(_ job: ExportJob, logger: Logger, trigger: String) async -> Bool {
         guard let run = await job.runIfIdle() else {
             logger.notice("\(trigger): an export is already running; ignored")
-            return
+            return false
         }
         if let problem = run.problem { logger.error("\(trigger): \(problem)") }
         for (target, result) in run.results {
@@ -267,5 +306,6 @@ public final class ApplianceEdge: Sendable {
             case .failed(let text): logger.error("\(trigger): \(target.rawValue): \(text)")
             }
         }
+        return true
     }
 }

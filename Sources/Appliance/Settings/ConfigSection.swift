@@ -114,6 +114,34 @@ struct ConfigSection {
         return text
     }
 
+    /// A list of strings (`["a", "b"]`); a single string counts as a list of one. `validate`
+    /// checks each element and returns nil when fine or what is allowed.
+    mutating func strings(_ key: String, validate: (String) -> String? = { _ in nil }) -> [String] {
+        guard let value = raw(key) else { return [] }
+        let elements: [TOMLValueConvertible]
+        if let single = value.string {
+            elements = [single]
+        } else if let array = value.array {
+            elements = Array(array)
+        } else {
+            problem(key, value, "must be a list of strings such as [\"a\", \"b\"]")
+            return []
+        }
+        var out: [String] = []
+        for element in elements {
+            guard let text = element.string else {
+                problem(key, element, "must be a list of strings such as [\"a\", \"b\"]")
+                continue
+            }
+            if let allowed = validate(text) {
+                problems.add(key: path(key), value: ConfigSection.render(element), problem: allowed)
+                continue
+            }
+            out.append(text)
+        }
+        return out
+    }
+
     mutating func requiredString(_ key: String, what: String, validate: (String) -> String? = { _ in nil }) -> String? {
         if table?[key] == nil {
             known.append(key)

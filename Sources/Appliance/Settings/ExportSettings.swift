@@ -19,6 +19,45 @@ public struct ExportSettings: Sendable, Equatable {
     public var retrySeconds: Int
     /// The longest wait between retries.
     public var retryMaxSeconds: Int
+    /// `recipients`: the contact tracers' age X25519 public keys. With any, every export leaving
+    /// the node is sealed to all of them.
+    public var ageRecipients: [AgeRecipient] = []
+    /// `plaintext = true`: emailing unsealed exports is allowed (without recipients it is refused).
+    public var plaintext: Bool = false
+    /// `schedule`: when the service exports and delivers on its own; nil: never.
+    public var schedule: ExportSchedule?
+    /// `signing_key`: the node's Ed25519 key, created at first use (state directory, 0600).
+    public var signingKey: String = defaultSigningKey
+
+    public static let defaultSigningKey = "/var/lib/venue-beacon/node-signing.key"
+
+    /// Where the scheduled export remembers the last time it ran for: beside the signing key,
+    /// in the state directory.
+    public var scheduleState: String {
+        ((signingKey as NSString).deletingLastPathComponent as NSString).appendingPathComponent("scheduled-export.state")
+    }
+
+    /// An email would carry the diary in plaintext and that was not explicitly allowed.
+    public var refusesPlaintextEmail: Bool { ageRecipients.isEmpty && !plaintext }
+
+    public static let plaintextRefused = "refusing to email the diary unencrypted: set export.recipients to the contact tracers' "
+        + "age public keys (age1…, from age-keygen; see docs/export.md), or export.plaintext = true to send it in the clear"
+
+    /// Warnings for `config check`.
+    var notes: [String] {
+        var notes: [String] = []
+        if ageRecipients.isEmpty && (!recipients.isEmpty || directory != nil || schedule != nil) {
+            notes.append(
+                plaintext
+                    ? "export.recipients is empty and export.plaintext = true: exports leave the node unencrypted"
+                    : "export.recipients is empty: emailed exports are refused (set recipients, or plaintext = true); "
+                        + "exports to a directory are unencrypted")
+        }
+        if schedule != nil && recipients.isEmpty && directory == nil {
+            notes.append("export.schedule is set but neither export.email nor export.directory: the schedule delivers nothing")
+        }
+        return notes
+    }
 
     public static let defaultSendmail = "/usr/sbin/sendmail"
     public static let defaultOutbox = "/var/lib/venue-beacon/outbox"
@@ -50,13 +89,34 @@ public struct ExportSettings: Sendable, Equatable {
         let outbox = s.string("outbox", default: defaultOutbox) { $0.hasPrefix("/") ? nil : "must be an absolute path such as \"\(defaultOutbox)\"" } ?? defaultOutbox
         let retry = s.int("retry_seconds", default: 60, range: 1...86_400, unit: "seconds") ?? 60
         let retryMax = s.int("retry_max_seconds", default: 3600, range: 1...86_400, unit: "seconds") ?? 3600
+        let ageRecipients = s.strings("recipients") { text in
+            switch AgeRecipient.parse(text) {
+            case .success: return nil
+            case .failure(let problem): return problem.description
+            }
+        }.compactMap { try? AgeRecipient.parse($0).get() }
+        let plaintext = s.bool("plaintext", default: false)
+        var schedule: ExportSchedule?
+        _ = s.string("schedule", default: nil) { text in
+            switch ExportSchedule.parse(text) {
+            case .success(let parsed):
+                schedule = parsed
+                return nil
+            case .failure(let problem):
+                return problem.text
+            }
+        }
+        let signingKey = s.string("signing_key", default: defaultSigningKey) {
+            $0.hasPrefix("/") ? nil : "must be an absolute path such as \"\(defaultSigningKey)\""
+        } ?? defaultSigningKey
         if retryMax < retry {
             s.report("retry_max_seconds", value: String(retryMax), problem: "must be at least retry_seconds (\(retry))")
         }
         s.finish()
         return ExportSettings(
             email: email.trimmingCharacters(in: .whitespaces), from: from, sendmail: sendmail, directory: directory,
-            requireMount: requireMount, outbox: outbox, retrySeconds: retry, retryMaxSeconds: max(retry, retryMax))
+            requireMount: requireMount, outbox: outbox, retrySeconds: retry, retryMaxSeconds: max(retry, retryMax),
+            ageRecipients: ageRecipients, plaintext: plaintext, schedule: schedule, signingKey: signingKey)
     }
 
     var toml: String {
@@ -69,6 +129,10 @@ public struct ExportSettings: Sendable, Equatable {
             ("outbox", TOMLText.quote(outbox), ""),
             ("retry_seconds", String(retrySeconds), ""),
             ("retry_max_seconds", String(retryMaxSeconds), ""),
+            ("recipients", "[" + ageRecipients.map { TOMLText.quote($0.description) }.joined(separator: ", ") + "]", ""),
+            ("plaintext", String(plaintext), ""),
+            ("schedule", schedule.map { TOMLText.quote($0.description) }, "no scheduled export"),
+            ("signing_key", TOMLText.quote(signingKey), ""),
         ])
     }
 }

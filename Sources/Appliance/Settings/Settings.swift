@@ -141,7 +141,7 @@ func tomlSection(_ name: String, _ entries: [(String, String?, String)]) -> Stri
 extension Settings {
     /// Things worth telling an operator about valid settings.
     public var notes: [String] {
-        var notes: [String] = []
+        var notes: [String] = export.notes
         if diary.recordingDays == nil {
             notes.append("diary.recording_days is \"forever\": visits are never purged")
         }

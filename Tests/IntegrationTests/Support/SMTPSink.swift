@@ -118,6 +118,8 @@ struct DeliveredEmail {
     var body: String
     var attachmentName: String
     var attachment: Data
+    /// Every attachment, in order: (file name, decoded bytes).
+    var attachments: [(name: String, data: Data)]
 
     init(file: String, scratch: TemporaryDirectory) throws {
         let out = scratch.path("attachment-\(UUID().uuidString)")
@@ -126,11 +128,12 @@ struct DeliveredEmail {
             from email import policy
             m = email.message_from_binary_file(open(sys.argv[1], 'rb'), policy=policy.default)
             parts = list(m.iter_attachments())
-            assert len(parts) == 1, len(parts)
-            open(sys.argv[2], 'wb').write(parts[0].get_payload(decode=True))
+            assert len(parts) >= 1, len(parts)
+            for i, part in enumerate(parts):
+                open(sys.argv[2] + "." + str(i), 'wb').write(part.get_payload(decode=True))
             print(json.dumps({"headers": {k: str(v) for k, v in m.items()},
                               "body": m.get_body(('plain',)).get_content(),
-                              "name": parts[0].get_filename(),
+                              "names": [p.get_filename() for p in parts],
                               "type": parts[0].get_content_type()}))
             """
         let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, file, out])
@@ -139,7 +142,9 @@ struct DeliveredEmail {
         }
         headers = json["headers"] as? [String: String] ?? [:]
         body = json["body"] as? String ?? ""
-        attachmentName = json["name"] as? String ?? ""
-        attachment = FileManager.default.contents(atPath: out) ?? Data()
+        let names = json["names"] as? [String] ?? []
+        attachments = names.enumerated().map { ($1, FileManager.default.contents(atPath: out + ".\($0)") ?? Data()) }
+        attachmentName = names.first ?? ""
+        attachment = attachments.first?.data ?? Data()
     }
 }
