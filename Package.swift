@@ -17,6 +17,8 @@ let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let toml: Target.Dependency = .product(name: "TOMLKit", package: "TOMLKit")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
 
 let package = Package(
     name: "venue-beacon",
@@ -34,10 +36,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "BLEHost"),
         .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
         .target(name: "CivilDate"),
@@ -45,9 +49,11 @@ let package = Package(
         .target(name: "VenueDiary", dependencies: ["CivilDate", grdb]),
         .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
+        // Exposure Notification key files matched against the diary (docs/exposure.md).
+        .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto, cryptoExtras]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml]),
         .executableTarget(
-            name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
+            name: "venue-beacon", dependencies: ["Appliance", "Exposure", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
             linkerSettings: [
                 // Release builds (what ships): LLVM's linker, which packs the ~90,000 relative
                 // relocations of a position-independent executable into 17 KB (DT_RELR, glibc
@@ -63,6 +69,7 @@ let package = Package(
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "CivilDate", grdb]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "VenueNode", "BLEHost", "BLETransport"]),
+        .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),

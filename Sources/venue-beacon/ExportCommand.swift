@@ -1,5 +1,6 @@
 import Appliance
 import ArgumentParser
+import Exposure
 import Foundation
 import VenueDiary
 
@@ -34,6 +35,12 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var now: NowOption
     @Option(name: .long, help: ArgumentHelp("Deliver the CSV instead of printing it: email or directory.", valueName: "target"))
     var deliver: DeliveryTarget?
+    @Option(
+        name: .long, parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Export only the visits that match these Exposure Notification key files (docs/exposure.md).", valueName: "file.zip"))
+    var exposures: [String] = []
+    @OptionGroup var keyFiles: KeyFileOptions
 
     func validate() throws {
         if let days, days != "all", Int(days).map({ $0 >= 1 }) != true {
@@ -41,6 +48,10 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if deliver != nil && format != .csv { throw ValidationError("--deliver sends the CSV: leave out --format json") }
         if deliver != nil && output != "-" { throw ValidationError("--deliver and --output do not combine") }
+        if !exposures.isEmpty && deliver != nil {
+            throw ValidationError("--exposures writes to standard output or --output; --deliver is not supported with it yet")
+        }
+        if keyFiles.unverified && exposures.isEmpty { throw ValidationError("--unverified goes with --exposures") }
     }
 
     var shareWindow: ShareWindow? {
@@ -52,6 +63,10 @@ struct ExportCommand: AsyncParsableCommand {
         let settings = try options.load()
         if let deliver {
             try await deliverExport(to: deliver, settings: settings)
+            return
+        }
+        if !exposures.isEmpty {
+            try exportExposures(settings: settings)
             return
         }
         try reportingFailures(diary: settings.diary.path) {
@@ -68,6 +83,42 @@ struct ExportCommand: AsyncParsableCommand {
                 file.abandon()
                 throw error
             }
+        }
+    }
+}
+
+extension ExportCommand {
+    /// `export --exposures FILE…`: only the visits that matched a diagnosis key, nothing else
+    /// from the diary (data minimisation, docs/exposure.md). The JSON form adds the time windows.
+    func exportExposures(settings: Settings) throws {
+        try reportingFailures(diary: settings.diary.path) {
+            let (report, matches) = try exposureCheck(exposures, settings: settings, unverified: keyFiles.unverified, now: now.time)
+            var seen = Set<Int64>()
+            let visits = matches.flatMap { $0.visits.map(\.visit) }
+                .filter { seen.insert($0.id ?? -1).inserted }
+                .sorted { ($0.checkIn, $0.id ?? 0) < ($1.checkIn, $1.id ?? 0) }
+            let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
+            var bytes: [UInt8]
+            switch format {
+            case .csv:
+                bytes = DiaryExport.csv(visits)
+            case .json:
+                // {"windows": [...], then the export's own fields.
+                let export = DiaryExport.json(visits, venue: settings.venue, window: window, generatedAt: now.time)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                let windows = String(decoding: try encoder.encode(report.windows), as: UTF8.self)
+                bytes = Array("{\"windows\": \(windows),".utf8) + export.drop(while: { $0 != UInt8(ascii: "{") }).dropFirst()
+            }
+            let file = try OutputFile(output)
+            do {
+                try file.write(bytes)
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw error
+            }
+            if output != "-" { Console.error("exported \(visits.count) matched visits in \(report.windows.count) windows to \(output)") }
         }
     }
 }

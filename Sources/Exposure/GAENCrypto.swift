@@ -1,0 +1,125 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// The Exposure Notification cryptography (Apple and Google, "Exposure Notification
+/// Cryptography Specification" v1.2), as far as a venue needs it to recognise a diagnosis key's
+/// identifiers:
+///
+/// - RPIK = HKDF-SHA256(TEK, salt NULL, info "EN-RPIK", 16 bytes)
+/// - RPIᵢ = AES-128(RPIK, "EN-RPI" ‖ 0x000000000000 ‖ ENIntervalNumberᵢ as uint32 little-endian)
+/// - AEMK = HKDF-SHA256(TEK, salt NULL, info "EN-AEMK", 16 bytes)
+/// - AEM = AES-128-CTR(AEMK, IV = RPI, metadata): 4 bytes, so the first keystream block,
+///   AES-128(AEMK, RPI), XOR the metadata
+public enum GAENCrypto {
+    /// One ENIntervalNumber is ten minutes.
+    public static let intervalSeconds = 600
+
+    /// The rolling proximity identifier key of a temporary exposure key (16 bytes).
+    public static func rollingProximityIdentifierKey(_ tek: [UInt8]) -> [UInt8] {
+        hkdf(tek, info: "EN-RPIK")
+    }
+
+    /// The associated encrypted metadata key of a temporary exposure key (16 bytes).
+    public static func associatedEncryptedMetadataKey(_ tek: [UInt8]) -> [UInt8] {
+        hkdf(tek, info: "EN-AEMK")
+    }
+
+    /// The 16-byte block that is encrypted into the identifier of `interval`.
+    public static func paddedData(interval: UInt32) -> [UInt8] {
+        var block: [UInt8] = Array("EN-RPI".utf8) + [UInt8](repeating: 0, count: 6)
+        withUnsafeBytes(of: interval.littleEndian) { block.append(contentsOf: $0) }
+        return block
+    }
+
+    /// RPIᵢ for one interval.
+    public static func rollingProximityIdentifier(rpik: [UInt8], interval: UInt32) -> [UInt8] {
+        var deriver = IdentifierDeriver(rpik: rpik)
+        return deriver.identifier(interval: interval).bytes
+    }
+
+    /// Decrypts (or encrypts: CTR is its own inverse) 4 bytes of associated metadata heard with `rpi`.
+    public static func associatedMetadata(aemk: [UInt8], rpi: [UInt8], _ bytes: [UInt8]) -> [UInt8] {
+        precondition(aemk.count == 16 && rpi.count == 16 && bytes.count <= 16)
+        var block = rpi
+        AESBlock(key: aemk).encrypt(&block)
+        return zip(bytes, block).map { $0 ^ $1 }
+    }
+
+    /// The transmit power (dBm, signed) in decrypted metadata: byte 0 is the version
+    /// (0b01000000 for 1.0), byte 1 the power.
+    public static func txPower(metadata: [UInt8]) -> Int? {
+        guard metadata.count == 4 else { return nil }
+        return Int(Int8(bitPattern: metadata[1]))
+    }
+
+    static func hkdf(_ tek: [UInt8], info: String) -> [UInt8] {
+        let key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: tek), info: Data(info.utf8), outputByteCount: 16)
+        return key.withUnsafeBytes { Array($0) }
+    }
+}
+
+/// A 16-byte identifier held in two words: hashable without an allocation.
+public struct RPI: Hashable, Sendable, Comparable {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    public init?(_ bytes: some Collection<UInt8>) {
+        guard bytes.count == 16 else { return nil }
+        var h: UInt64 = 0
+        var l: UInt64 = 0
+        for (i, b) in bytes.enumerated() {
+            if i < 8 { h = h << 8 | UInt64(b) } else { l = l << 8 | UInt64(b) }
+        }
+        high = h
+        low = l
+    }
+
+    public var bytes: [UInt8] {
+        (0..<16).map { i in i < 8 ? UInt8(truncatingIfNeeded: high >> (56 - 8 * i)) : UInt8(truncatingIfNeeded: low >> (120 - 8 * i)) }
+    }
+
+    public static func < (a: RPI, b: RPI) -> Bool { (a.high, a.low) < (b.high, b.low) }
+}
+
+/// Derives the identifiers of one key, interval after interval, with the AES key schedule done once.
+public struct IdentifierDeriver {
+    private let aes: AESBlock
+    private var block: [UInt8]
+
+    public init(rpik: [UInt8]) {
+        aes = AESBlock(key: rpik)
+        block = GAENCrypto.paddedData(interval: 0)
+    }
+
+    public mutating func identifier(interval: UInt32) -> RPI {
+        block[12] = UInt8(truncatingIfNeeded: interval)
+        block[13] = UInt8(truncatingIfNeeded: interval >> 8)
+        block[14] = UInt8(truncatingIfNeeded: interval >> 16)
+        block[15] = UInt8(truncatingIfNeeded: interval >> 24)
+        var out = block
+        aes.encrypt(&out)
+        return RPI(out)!
+    }
+}
+
+/// AES-128 applied to single blocks (the "ECB" of the specification): swift-crypto's block
+/// function (BoringSSL underneath, with the processor's AES instructions where it has them).
+struct AESBlock {
+    let key: SymmetricKey
+
+    init(key: [UInt8]) {
+        precondition(key.count == 16)
+        self.key = SymmetricKey(data: key)
+    }
+
+    func encrypt(_ block: inout [UInt8]) {
+        try! AES.permute(&block, key: key)
+    }
+}
