@@ -33,7 +33,7 @@ public enum ExposureCheck {
             do {
                 bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
             } catch {
-                throw ExposureCheckError(path: path, problem: .badZip("cannot be read (\((error as NSError).localizedDescription))"))
+                throw ExposureCheckError(path: path, problem: .unreadable((error as NSError).localizedDescription))
             }
             do {
                 let export = try KeyExport(zip: bytes)

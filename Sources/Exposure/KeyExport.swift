@@ -3,6 +3,7 @@ import Foundation
 
 /// Why a key file was refused. Every case says which file and what is wrong with it.
 public enum ExposureFileError: Error, Equatable, CustomStringConvertible {
+    case unreadable(String)
     case badZip(String)
     case missingMember(String)
     case badHeader
@@ -12,6 +13,7 @@ public enum ExposureFileError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .unreadable(let why): "cannot be read: \(why)"
         case .badZip(let why): "not a readable key export zip: \(why)"
         case .missingMember(let name): "not a key export: the zip has no \(name)"
         case .badHeader: "export.bin does not start with the header \"EK Export v1\" padded to 16 bytes"

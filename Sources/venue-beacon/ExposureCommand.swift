@@ -88,6 +88,7 @@ func exposureCheck(_ files: [String], settings: Settings, unverified: Bool, now:
         let store = try DiaryStore(path: settings.diary.path, readOnly: true)
         return try ExposureCheck.run(loaded: loaded, store: store, window: window, options: options, now: now)
     } catch let error as ExposureCheckError {
+        if case .unreadable = error.problem { throw CLIFailure(message: error.description, status: ExitStatus.noInput) }
         throw CLIFailure(message: error.description, status: ExitStatus.dataError)
     }
 }
