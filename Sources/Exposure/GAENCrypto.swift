@@ -15,6 +15,8 @@ public enum GAENCrypto {
     /// One ENIntervalNumber is ten minutes.
     public static let intervalSeconds = 600
 
+    static let rpiPrefix: [UInt8] = Array("EN-RPI".utf8)
+
     /// The rolling proximity identifier key of a temporary exposure key (16 bytes).
     public static func rollingProximityIdentifierKey(_ tek: [UInt8]) -> [UInt8] {
         hkdf(tek, info: "EN-RPIK")
@@ -99,13 +101,22 @@ public struct IdentifierDeriver {
     }
 
     public mutating func identifier(interval: UInt32) -> RPI {
-        block[12] = UInt8(truncatingIfNeeded: interval)
-        block[13] = UInt8(truncatingIfNeeded: interval >> 8)
-        block[14] = UInt8(truncatingIfNeeded: interval >> 16)
-        block[15] = UInt8(truncatingIfNeeded: interval >> 24)
-        var out = block
-        aes.encrypt(&out)
-        return RPI(out)!
+        let aes = aes
+        return block.withUnsafeMutableBufferPointer { buffer in
+            // "EN-RPI" ‖ 6 zero bytes ‖ interval (LE), encrypted in place: no allocation per identifier.
+            for (i, byte) in GAENCrypto.rpiPrefix.enumerated() { buffer[i] = byte }
+            for i in 6..<12 { buffer[i] = 0 }
+            buffer[12] = UInt8(truncatingIfNeeded: interval)
+            buffer[13] = UInt8(truncatingIfNeeded: interval >> 8)
+            buffer[14] = UInt8(truncatingIfNeeded: interval >> 16)
+            buffer[15] = UInt8(truncatingIfNeeded: interval >> 24)
+            aes.encrypt(buffer)
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for i in 0..<8 { high = high << 8 | UInt64(buffer[i]) }
+            for i in 8..<16 { low = low << 8 | UInt64(buffer[i]) }
+            return RPI(high: high, low: low)
+        }
     }
 }
 
@@ -121,5 +132,10 @@ struct AESBlock {
 
     func encrypt(_ block: inout [UInt8]) {
         try! AES.permute(&block, key: key)
+    }
+
+    func encrypt(_ block: UnsafeMutableBufferPointer<UInt8>) {
+        var b = block
+        try! AES.permute(&b, key: key)
     }
 }
