@@ -18,7 +18,6 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let toml: Target.Dependency = .product(name: "TOMLKit", package: "TOMLKit")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
-let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
 
 let package = Package(
     name: "venue-beacon",
@@ -50,7 +49,7 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
         // Exposure Notification key files matched against the diary (docs/exposure.md).
-        .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto, cryptoExtras]),
+        .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml]),
         .executableTarget(
             name: "venue-beacon", dependencies: ["Appliance", "Exposure", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
