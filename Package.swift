@@ -41,6 +41,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "BLEHost"),
         .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
         .target(name: "CivilDate"),
@@ -48,9 +49,11 @@ let package = Package(
         .target(name: "VenueDiary", dependencies: ["CivilDate", grdb]),
         .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
+        // Exposure Notification key files matched against the diary (docs/exposure.md).
+        .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto]),
         .executableTarget(
-            name: "venue-beacon", dependencies: ["Appliance", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
+            name: "venue-beacon", dependencies: ["Appliance", "Exposure", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
             linkerSettings: [
                 // Release builds (what ships): LLVM's linker, which packs the ~90,000 relative
                 // relocations of a position-independent executable into 17 KB (DT_RELR, glibc
@@ -66,6 +69,7 @@ let package = Package(
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "CivilDate", grdb]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "VenueNode", "BLEHost", "BLETransport"]),
+        .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode", crypto]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),

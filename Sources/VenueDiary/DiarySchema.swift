@@ -6,7 +6,7 @@ enum DiarySchema {
     /// `PRAGMA application_id` of every venue diary ("VBDY"): tells our files from other SQLite files.
     static let applicationID: Int32 = 0x5642_4459
     /// `PRAGMA user_version` after the last migration this build knows.
-    static let version = 2
+    static let version = 3
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -62,6 +62,13 @@ enum DiarySchema {
                 """)
             try db.execute(sql: "PRAGMA user_version = 2")
         }
+        // The 4 bytes of Associated Encrypted Metadata an Exposure Notification phone sends with
+        // its rolling proximity identifier (kind `gaen`): with the diagnosis key they decrypt to
+        // the phone's transmit power (`exposure check`). NULL for other kinds and older visits.
+        migrator.registerMigration("v3 gaen metadata") { db in
+            try db.execute(sql: "ALTER TABLE visit ADD COLUMN metadata BLOB")
+            try db.execute(sql: "PRAGMA user_version = 3")
+        }
         return migrator
     }
 }
@@ -74,7 +81,7 @@ enum VisitRow {
     static let selection = """
         v.id, v.kind, v.payload, v.check_in, coalesce(p.last_seen, v.last_seen), v.check_out,
         coalesce(p.samples, v.samples), coalesce(p.rssi_max, v.rssi_max), coalesce(p.rssi_sum, v.rssi_sum),
-        v.clock_boot
+        v.clock_boot, v.metadata
         """
     static let from = "visit v LEFT JOIN progress p ON p.visit = v.id"
 
@@ -85,9 +92,10 @@ enum VisitRow {
             throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "visit \(id) has unknown kind '\(kindText)'")
         }
         let payload = try row.withUnsafeData(atIndex: 2) { data in data.map { [UInt8]($0) } ?? [] }
+        let metadata = try row.withUnsafeData(atIndex: 10) { data in data.map { [UInt8]($0) } }
         return Visit(
             id: id, kind: kind, payload: payload, checkIn: row[3], lastSeen: row[4], checkOut: row[5],
-            samples: row[6], rssiMax: row[7], rssiSum: row[8], clockUncorrected: !row.hasNull(atIndex: 9))
+            samples: row[6], rssiMax: row[7], rssiSum: row[8], clockUncorrected: !row.hasNull(atIndex: 9), metadata: metadata)
     }
 }
 

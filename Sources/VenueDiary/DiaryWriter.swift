@@ -22,8 +22,8 @@ struct VisitStatements {
         self.db = db
         self.clock = clock
         insert = try db.cachedStatement(sql: """
-            INSERT INTO visit (kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum, clock_boot, clock_offset)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO visit (kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum, clock_boot, clock_offset, metadata)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         // Through `visit_check_in`, which grows at its end (few visits share a check-in second).
         find = try db.cachedStatement(sql: """
@@ -67,7 +67,7 @@ struct VisitStatements {
         }
         insert.setUncheckedArguments([
             visit.kind.rawValue, payload, visit.checkIn, visit.lastSeen, visit.checkOut,
-            visit.samples, visit.rssiMax, visit.rssiSum, boot, offset,
+            visit.samples, visit.rssiMax, visit.rssiSum, boot, offset, visit.metadata.map { Data($0) },
         ])
         try insert.execute()
         return StoredVisit(id: db.lastInsertedRowID, checkIn: visit.checkIn)

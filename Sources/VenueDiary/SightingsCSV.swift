@@ -22,7 +22,8 @@ public struct SightingsCSVError: Error, Equatable, CustomStringConvertible {
 /// ```
 ///
 /// `time` is Unix seconds with an optional fraction, or ISO-8601 with `Z` or a UTC offset;
-/// `kind` is one of herald, gaen, opentrace, advert; `payload` is hex (1–1024 bytes); `rssi` is
+/// `kind` is one of herald, gaen, opentrace, advert; `payload` is hex (1–1024 bytes; a `gaen`
+/// payload of 20 bytes is the 16-byte RPI followed by its 4-byte metadata); `rssi` is
 /// an integer dBm from -127 to 127. Fields may be quoted and padded with spaces; lines end in LF
 /// or CRLF; blank lines are skipped. Pure: bytes in, sightings or the first bad line out.
 public enum SightingsCSV {
@@ -100,6 +101,11 @@ public enum SightingsCSV {
         let payload = try payload(payloadField)
         guard let rssi = integer(rssiField), (-127...127).contains(rssi) else {
             throw RowError(problem: "rssi '\(text(rssiField))' is not a whole number of dBm from -127 to 127")
+        }
+        // A GAEN payload of 20 bytes is the rolling proximity identifier (the visit's identity)
+        // followed by the 4 bytes of Associated Encrypted Metadata heard with it.
+        if kind == .gaen, payload.count == 20 {
+            return Sighting(time: time, kind: kind, payload: Array(payload.prefix(16)), rssi: rssi, metadata: Array(payload.suffix(4)))
         }
         return Sighting(time: time, kind: kind, payload: payload, rssi: rssi)
     }

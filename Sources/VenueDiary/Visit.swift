@@ -25,12 +25,17 @@ public struct Visit: Sendable, Equatable {
     /// not (yet) be corrected: the diary stores it, the tracker never sets it. See
     /// ``DiaryClock``.
     public var clockUncorrected: Bool
+    /// For kind `gaen`: the 4 bytes of Associated Encrypted Metadata heard with the identifier
+    /// (nil when not heard, and in visits recorded before the diary kept it).
+    public var metadata: [UInt8]?
 
     public init(
         id: Int64? = nil, kind: PayloadKind, payload: [UInt8], checkIn: Double, lastSeen: Double,
-        checkOut: Double? = nil, samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool = false
+        checkOut: Double? = nil, samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool = false,
+        metadata: [UInt8]? = nil
     ) {
         self.clockUncorrected = clockUncorrected
+        self.metadata = metadata
         self.id = id
         self.kind = kind
         self.payload = payload
@@ -59,12 +64,15 @@ public struct Sighting: Sendable, Equatable {
     public var payload: [UInt8]
     /// Received signal strength, dBm.
     public var rssi: Int
+    /// For kind `gaen`: the 4 bytes of Associated Encrypted Metadata sent with the identifier.
+    public var metadata: [UInt8]?
 
-    public init(time: Double, kind: PayloadKind, payload: [UInt8], rssi: Int) {
+    public init(time: Double, kind: PayloadKind, payload: [UInt8], rssi: Int, metadata: [UInt8]? = nil) {
         self.time = time
         self.kind = kind
         self.payload = payload
         self.rssi = rssi
+        self.metadata = metadata
     }
 }
 

@@ -1,5 +1,6 @@
 import Appliance
 import ArgumentParser
+import Exposure
 import Foundation
 import VenueDiary
 import Glibc
@@ -41,6 +42,12 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var now: NowOption
     @Option(name: .long, help: ArgumentHelp("Deliver the CSV instead of printing it: email or directory.", valueName: "target"))
     var deliver: DeliveryTarget?
+    @Option(
+        name: .long, parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Export only the visits that match these Exposure Notification key files (docs/exposure.md).", valueName: "file.zip"))
+    var exposures: [String] = []
+    @OptionGroup var keyFiles: KeyFileOptions
 
     func validate() throws {
         if let days, days != "all", Int(days).map({ $0 >= 1 }) != true {
@@ -48,6 +55,10 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if deliver != nil && format != .csv { throw ValidationError("--deliver sends the CSV: leave out --format json") }
         if deliver != nil && output != "-" { throw ValidationError("--deliver and --output do not combine") }
+        if !exposures.isEmpty && deliver != nil {
+            throw ValidationError("--exposures writes to standard output or --output; --deliver is not supported with it yet")
+        }
+        if keyFiles.unverified && exposures.isEmpty { throw ValidationError("--unverified goes with --exposures") }
     }
 
     var shareWindow: ShareWindow? {
@@ -62,6 +73,10 @@ struct ExportCommand: AsyncParsableCommand {
             return
         }
         let sealing = Self.sealingForOutput(settings.export)
+        if !exposures.isEmpty {
+            try exportExposures(settings: settings, sealing: sealing)
+            return
+        }
         try reportingFailures(diary: settings.diary.path) {
             let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
             let store = try DiaryStore(path: settings.diary.path, readOnly: true)
@@ -118,6 +133,49 @@ struct ExportCommand: AsyncParsableCommand {
         guard path != "-" else { return false }
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+}
+
+extension ExportCommand {
+    /// `export --exposures FILE…`: only the visits that matched a diagnosis key, nothing else
+    /// from the diary (data minimisation, docs/exposure.md). The JSON form adds the time windows.
+    func exportExposures(settings: Settings, sealing: ExportSealing) throws {
+        try reportingFailures(diary: settings.diary.path) {
+            let (report, matches) = try exposureCheck(exposures, settings: settings, unverified: keyFiles.unverified, now: now.time)
+            var seen = Set<Int64>()
+            let visits = matches.flatMap { $0.visits.map(\.visit) }
+                .filter { seen.insert($0.id ?? -1).inserted }
+                .sorted { ($0.checkIn, $0.id ?? 0) < ($1.checkIn, $1.id ?? 0) }
+            let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
+            var bytes: [UInt8]
+            switch format {
+            case .csv:
+                bytes = DiaryExport.csv(visits)
+            case .json:
+                // {"windows": [...], then the export's own fields.
+                let export = DiaryExport.json(visits, venue: settings.venue, window: window, generatedAt: now.time)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                let windows = String(decoding: try encoder.encode(report.windows), as: UTF8.self)
+                bytes = Array("{\"windows\": \(windows),".utf8) + export.drop(while: { $0 != UInt8(ascii: "{") }).dropFirst()
+            }
+            // Sealed like any export when recipients are configured.
+            let file = try OutputFile(output)
+            do {
+                let sealer = try ExportSealer(sealing: sealing, output: file.write)
+                try sealer.write(bytes)
+                _ = try sealer.finish(
+                    trustedComment: "venue-beacon exposure export of venue \(settings.venue.code): \(visits.count) matched visits",
+                    untrustedComment: "signature from venue-beacon node of venue \(settings.venue.code)")
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw error
+            }
+            if output != "-" {
+                Console.error("exported \(visits.count) matched visits in \(report.windows.count) windows to \(output)\(sealing.sealed ? " (sealed)" : "")")
+            }
+        }
     }
 }
 

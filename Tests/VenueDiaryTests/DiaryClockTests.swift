@@ -125,7 +125,7 @@ import Testing
                 try db.tableExists("progress")
             )
         }
-        #expect(version == 2 && progress)
+        #expect(version == DiarySchema.version && progress)
         #expect(indexes == ["visit_check_in", "visit_clock_boot"])
         // The open visit carries on as usual.
         var diary = try VenueDiary(store: store, settings: settings(), now: 750)

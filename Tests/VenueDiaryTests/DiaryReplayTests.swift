@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import VenueDiary
 
@@ -29,6 +30,46 @@ import Testing
         #expect(visits.map(\.checkIn) == [t0, t0, t0 + 1215])
         #expect(visits.map(\.checkOut) == [t0 + 600, t0 + 585, t0 + 1800])
         #expect(visits.allSatisfy { !$0.isOpen })
+    }
+
+    /// A `gaen` payload of 20 bytes is the RPI and its 4 bytes of metadata: the visit's identity
+    /// stays the RPI (16-byte rows of the same RPI join the same visit) and the metadata is kept.
+    @Test func gaenMetadataIsKeptBesideTheIdentifier() throws {
+        let rpi = "8be6cd371c5c891604bfbe49df845096"
+        var rows = ["time,kind,payload,rssi"]
+        for t in stride(from: 0, through: 300, by: 30) {
+            rows.append("\(Int(t0) + t),gaen,\(rpi)\(t == 60 ? "" : "72033874"),-60")
+            rows.append("\(Int(t0) + t),gaen,0102030405060708090a0b0c0d0e0f10,-70")  // no metadata heard
+            rows.append("\(Int(t0) + t),herald,0102030405060708090a0b0c0d0e0f1011121314,-70")  // other kinds: as is
+        }
+        let store = try DiaryStore(path: dir.path("diary.sqlite"))
+        let summary = try DiaryReplay.replay(csv: Array(rows.joined(separator: "\n").utf8), into: store, settings: settings())
+        #expect(summary.visits == 3)
+        let visits = try store.visits()
+        let gaen = try #require(visits.first { $0.payload.count == 16 && $0.payload.first == 0x8b })
+        #expect(gaen.samples == 11)
+        #expect(gaen.metadata == [0x72, 0x03, 0x38, 0x74])
+        #expect(visits.first { $0.payload.first == 0x01 && $0.kind == .gaen }?.metadata == nil)
+        #expect(visits.first { $0.kind == .herald }?.payload.count == 20)
+    }
+
+    /// A diary of schema v2 (before the metadata column) is migrated; its visits have none.
+    @Test func aVersion2DiaryGainsTheMetadataColumn() throws {
+        let path = dir.path("v2.sqlite")
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try DiarySchema.migrator.migrate(queue, upTo: "v2 progress and clock")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO visit (kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum)
+                    VALUES ('gaen', x'0203', 100, 400, 400, 3, -50, -160)
+                    """)
+            }
+            try queue.close()
+        }
+        let store = try DiaryStore(path: path)
+        #expect(try store.visits().map(\.metadata) == [nil])
+        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == 3)
     }
 
     @Test func replayingTheSameFileTwiceDoesNotDuplicateVisits() throws {

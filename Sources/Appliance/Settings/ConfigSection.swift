@@ -43,7 +43,7 @@ struct ConfigSection {
     /// Whether the file has this section at all (optional sections such as `[schedule]`).
     var isPresent: Bool { table != nil }
 
-    private mutating func raw(_ key: String) -> TOMLValueConvertible? {
+    mutating func raw(_ key: String) -> TOMLValueConvertible? {
         known.append(key)
         return table?[key]
     }

@@ -18,12 +18,14 @@ public struct Settings: Sendable, Equatable {
     public var logging: LoggingSettings
     /// Opening hours; nil = open around the clock.
     public var schedule: Schedule?
+    /// `[exposure]`: key files' verification keys and the risk score (docs/exposure.md).
+    public var exposure = ExposureSettings()
 
     public static let defaultPath = "/etc/venue-beacon/venue-beacon.toml"
     public static let environmentVariable = "VENUE_BEACON_CONFIG"
 
     /// The sections a config file may have.
-    static let sections = ["venue", "diary", "export", "bluetooth", "herald", "gpio", "logging", "schedule"]
+    static let sections = ["venue", "diary", "export", "bluetooth", "herald", "gpio", "logging", "schedule", "exposure"]
 
     /// The config path to use: an explicit `--config`, else `$VENUE_BEACON_CONFIG`, else the default.
     public static func resolvePath(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -114,18 +116,19 @@ public struct Settings: Sendable, Equatable {
         let gpio = GPIOSettings.read(ConfigSection("gpio", in: root, problems: problems))
         let logging = LoggingSettings.read(ConfigSection("logging", in: root, problems: problems))
         let schedule = ScheduleSettings.read(ConfigSection("schedule", in: root, problems: problems))
+        let exposure = ExposureSettings.read(ConfigSection("exposure", in: root, problems: problems))
 
         guard problems.list.isEmpty, let venue else {
             throw ConfigError(problems.list)
         }
         return Settings(
             venue: venue, diary: diary, export: export, bluetooth: bluetooth, herald: herald, gpio: gpio, logging: logging,
-            schedule: schedule)
+            schedule: schedule, exposure: exposure)
     }
 
     /// The effective settings, defaults included, as a TOML file that would load to the same values.
     public var effectiveTOML: String {
-        [venue.toml, diary.toml, export.toml, bluetooth.toml, herald.toml, gpio.toml, logging.toml, ScheduleSettings.toml(schedule)].joined(separator: "\n")
+        [venue.toml, diary.toml, export.toml, bluetooth.toml, herald.toml, gpio.toml, logging.toml, ScheduleSettings.toml(schedule), exposure.toml].joined(separator: "\n")
     }
 }
 

@@ -1,0 +1,2 @@
+// zlib's raw inflate, for the deflated members of Exposure Notification key export zips.
+#include <zlib.h>
