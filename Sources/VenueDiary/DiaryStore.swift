@@ -212,15 +212,20 @@ public struct DiaryStore: Sendable {
 
     /// Visits not yet checked out.
     public func openVisits() throws -> [Visit] {
-        try openVisitsWithClockBoot().map(\.visit)
+        try openVisitsWithClock().map(\.visit)
     }
 
-    /// Visits not yet checked out, each with the boot whose unsynchronised clock it was recorded
-    /// on (nil: a synchronised clock).
-    func openVisitsWithClockBoot() throws -> [(visit: Visit, clockBoot: String?)] {
+    /// Visits not yet checked out, each with the clock it was recorded on: nil for a
+    /// synchronised clock, else the boot and `wall − CLOCK_BOOTTIME` of its unsynchronised clock.
+    func openVisitsWithClock() throws -> [(visit: Visit, clock: (bootID: String, wallMinusBoot: Double)?)] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(VisitRow.selection) FROM \(VisitRow.from) WHERE v.check_out IS NULL ORDER BY v.id")
-                .map { row in (try VisitRow.visit(row), row[9]) }
+            try Row.fetchAll(
+                db, sql: "SELECT \(VisitRow.selection), v.clock_offset FROM \(VisitRow.from) WHERE v.check_out IS NULL ORDER BY v.id"
+            ).map { row in
+                let boot: String? = row[9]
+                let offset: Double? = row[11]
+                return (try VisitRow.visit(row), boot.map { ($0, offset ?? .nan) })
+            }
         }
     }
 

@@ -72,20 +72,30 @@ public struct VenueDiary {
         }
     }
 
+    /// How far two readings of `wall − CLOCK_BOOTTIME` may differ and still be one clock (they
+    /// are taken at different moments, a few microseconds apart; nothing slews an unsynchronised
+    /// clock). Another boot's reading differs by at least that boot's uptime.
+    static let sameClockTolerance = 1.0
+
     /// Resumes open visits recorded on the same clock as now (synchronised, or unsynchronised in
-    /// this boot), so a restart does not split them; closes the others at their last sighting:
-    /// those unseen for longer than the check-out limit, at the maximum length, or recorded on
-    /// another clock (their times and ours do not line up).
+    /// this boot with the same `wall − CLOCK_BOOTTIME`), so a restart does not split them; closes
+    /// the others at their last sighting: those unseen for longer than the check-out limit, at
+    /// the maximum length, or recorded on another clock (their times and ours do not line up:
+    /// another boot, or the clock was set by hand since).
     private mutating func recover(now: Double, clock: DiaryClock) throws {
         var stale: [Visit] = []
-        for (visit, clockBoot) in try store.openVisitsWithClockBoot() {
+        for (visit, visitClock) in try store.openVisitsWithClock() {
             guard let id = visit.id else { continue }
             let unseen = now - visit.lastSeen > settings.checkOutSeconds
             let tooLong = visit.lastSeen - visit.checkIn >= settings.maxVisitSeconds
             let sameClock: Bool
             switch clock {
-            case .synchronised: sameClock = clockBoot == nil
-            case .unsynchronised(let bootID, _): sameClock = clockBoot == bootID
+            case .synchronised:
+                sameClock = visitClock == nil
+            case .unsynchronised(let bootID, let wallMinusBoot):
+                sameClock = visitClock.map {
+                    $0.bootID == bootID && abs($0.wallMinusBoot - wallMinusBoot) <= Self.sameClockTolerance
+                } ?? false
             }
             if !unseen, !tooLong, sameClock, let key = tracker.resume(visit) {
                 writer.resumed(key, StoredVisit(id: id, checkIn: visit.checkIn))

@@ -116,6 +116,19 @@ final class NotifySocket {
         #expect(now.bootID == BootTime.currentBootID)
         #expect(BootTime.now().seconds >= now.seconds)
     }
+
+    /// The unit passes systemd's %b (its sandbox hides /proc/sys); the kernel's file is next; a
+    /// process that can read neither gets an id of its own, never one shared with other boots.
+    @Test func bootIDComesFromTheUnitThenTheKernelElseThisProcess() {
+        let kernel = "0f7c3a1e-5b2d-4c6e-9a8b-7d6e5f4a3b2c"
+        let file: (String) -> String? = { $0 == BootTime.bootIDFile ? kernel + "\n" : nil }
+        #expect(BootTime.bootID(environment: [BootTime.bootIDVariable: "0F7C3A1E5B2D4C6E9A8B7D6E5F4A3B2C"], readFile: { _ in nil }) == kernel)
+        #expect(BootTime.bootID(environment: [:], readFile: file) == kernel)
+        #expect(BootTime.bootID(environment: [BootTime.bootIDVariable: "%b"], readFile: file) == kernel)
+        let alone = BootTime.bootID(environment: [BootTime.bootIDVariable: ""], readFile: { _ in "unknown" })
+        #expect(alone.hasPrefix(BootTime.processBootIDPrefix))
+        #expect(alone != BootTime.bootID(environment: [:], readFile: { _ in nil }))
+    }
 }
 
 /// Children (sendmail, timedatectl) never inherit what systemd gave the service alone.

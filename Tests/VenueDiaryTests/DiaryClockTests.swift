@@ -94,12 +94,32 @@ import Testing
             try sighting(&diary, key, stride(from: fake, through: fake + 600, by: 10))
             try diary.flush(now: fake + 600)
         }
-        let sameBoot = try VenueDiary(store: store, settings: settings(), now: fake + 650, clock: before)
+        // Its own reading of wall − boot time, a moment after the first one's.
+        let sameBoot = try VenueDiary(
+            store: store, settings: settings(), now: fake + 650, clock: .unsynchronised(bootID: "boot-1", wallMinusBoot: 1_000.002))
         #expect(sameBoot.resumedVisits == 1)
         let otherBoot = try VenueDiary(
             store: store, settings: settings(), now: fake + 650, clock: .unsynchronised(bootID: "boot-2", wallMinusBoot: 1_000))
         #expect(otherBoot.resumedVisits == 0 && otherBoot.closedStaleVisits == 1)
         #expect(try store.visits().first?.checkOut == fake + 600)
+    }
+
+    /// The same boot, but the clock was set by hand since (its `wall − CLOCK_BOOTTIME` moved):
+    /// the open visit's times and the new clock's do not line up, so it is closed at its last
+    /// sighting rather than resumed and stretched across the jump.
+    @Test func aVisitOnAnotherClockOfTheSameBootIsClosedNotResumed() throws {
+        let store = try DiaryStore(path: path)
+        do {
+            var diary = try VenueDiary(store: store, settings: settings(), now: fake, clock: before)
+            let key = diary.key(for: .herald, payload: heraldPayload(1))
+            try sighting(&diary, key, stride(from: fake, through: fake + 600, by: 10))
+            try diary.flush(now: fake + 600)
+        }
+        let reset = try VenueDiary(
+            store: store, settings: settings(), now: fake + 643, clock: .unsynchronised(bootID: "boot-1", wallMinusBoot: 1_043))
+        #expect(reset.resumedVisits == 0 && reset.closedStaleVisits == 1)
+        let visit = try #require(try store.visits().first)
+        #expect(visit.checkIn == fake && visit.checkOut == fake + 600)
     }
 
     /// A diary written by the first release (schema v1) opens with its visits intact.

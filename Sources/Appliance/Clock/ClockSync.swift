@@ -57,9 +57,37 @@ public struct BootTime: Sendable, Equatable {
         return BootTime(seconds: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9, bootID: currentBootID)
     }
 
-    /// `/proc/sys/kernel/random/boot_id`: a new random UUID each boot.
-    public static let currentBootID: String = {
-        (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
-    }()
+    /// This boot's id, a new random UUID each boot (see ``bootID(environment:readFile:)``).
+    public static let currentBootID: String = bootID(
+        environment: ProcessInfo.processInfo.environment,
+        readFile: { try? String(contentsOfFile: $0, encoding: .utf8) })
+
+    /// The variable the unit sets to systemd's `%b`, the boot id: its sandbox (`ProcSubset=pid`)
+    /// hides `/proc/sys`.
+    public static let bootIDVariable = "VENUE_BEACON_BOOT_ID"
+    /// Where the kernel gives the boot id.
+    public static let bootIDFile = "/proc/sys/kernel/random/boot_id"
+    /// What an id of this process alone starts with.
+    public static let processBootIDPrefix = "process-"
+
+    /// The boot id from `$VENUE_BEACON_BOOT_ID` (32 hex digits as systemd's `%b` gives them, or
+    /// a UUID), else from `/proc/sys/kernel/random/boot_id`. When neither can be read it is an id
+    /// of this process alone (`process-` and a random UUID), never a constant: visits recorded
+    /// before sync are marked with it, and a constant shared by every boot would let a later
+    /// boot "correct" an earlier boot's visits by the time between the two. With an id of its
+    /// own, a process corrects only what it recorded itself.
+    public static func bootID(environment: [String: String], readFile: (String) -> String?) -> String {
+        if let id = environment[bootIDVariable].flatMap(canonicalBootID) { return id }
+        if let id = readFile(bootIDFile).flatMap(canonicalBootID) { return id }
+        return processBootIDPrefix + UUID().uuidString.lowercased()
+    }
+
+    /// A boot id in the kernel's form (lowercase UUID with dashes) from that form or systemd's
+    /// (32 hex digits); nil for anything else.
+    static func canonicalBootID(_ text: String) -> String? {
+        let hex = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().filter { $0 != "-" }
+        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else { return nil }
+        let digits = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
+    }
 }

@@ -143,6 +143,12 @@ final class Recorder: Sendable {
         if !options.diarySettings.isRecording { opened += " (recording_days = 0: nothing is recorded)" }
         logger.info("\(opened)")
         if let correction, correction.correctedVisits + correction.uncorrectableVisits > 0 { log(correction) }
+        if !synced, clock.wallMinusBoot.bootID.hasPrefix(BootTime.processBootIDPrefix) {
+            logger.notice("""
+                cannot read this boot's id ($\(BootTime.bootIDVariable) or \(BootTime.bootIDFile)): visits recorded \
+                before the clock is synchronised are corrected only if this process sees the sync
+                """)
+        }
 
         var heraldLogs = options.heraldLogs
         var nextTick = clock.monotonic() + 1
