@@ -79,9 +79,7 @@ public enum DiaryReplay {
         }
         // The clock ticks once per second of replayed time, as the live service's would.
         var lastTick = -Double.infinity
-        var metadata: [[UInt8]: [UInt8]] = [:]
         try sightings { sighting in
-            if let bytes = sighting.metadata, sighting.kind == .gaen { metadata[sighting.payload] = bytes }
             if sighting.time - lastTick >= 1 {
                 count(try diary.tick(now: sighting.time))
                 lastTick = sighting.time
@@ -89,8 +87,6 @@ public enum DiaryReplay {
             diary.record(sighting)
         }
         count(try diary.close(now: end, checkingOutOpenVisits: true))
-        // An identifier's metadata does not change while it is broadcast: stored on its visits.
-        try store.setGAENMetadata(metadata)
         summary.ignoredWeak = diary.tracker.counters.ignoredWeak
         return summary
     }

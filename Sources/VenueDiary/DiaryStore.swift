@@ -293,20 +293,4 @@ public struct DiaryStore: Sendable {
             }
         }
     }
-
-    /// Stores the Associated Encrypted Metadata heard with GAEN identifiers on the `gaen` visits
-    /// of those identifiers that have none yet; returns the visits changed.
-    @discardableResult
-    public func setGAENMetadata(_ metadata: [[UInt8]: [UInt8]]) throws -> Int {
-        guard !metadata.isEmpty else { return 0 }
-        return try database.write { db in
-            let statement = try db.makeStatement(sql: "UPDATE visit SET metadata = ? WHERE kind = 'gaen' AND payload = ? AND metadata IS NULL")
-            var changed = 0
-            for (rpi, bytes) in metadata {
-                try statement.execute(arguments: [Data(bytes), Data(rpi)])
-                changed += db.changesCount
-            }
-            return changed
-        }
-    }
 }

@@ -42,7 +42,8 @@ struct VisitStatements {
         // The whole visit row: at check-out, when late attribution moved a check-in, or when an
         // import brings a fuller copy of a stored visit.
         close = try db.cachedStatement(sql: """
-            UPDATE visit SET check_in = ?, last_seen = ?, check_out = ?, samples = ?, rssi_max = ?, rssi_sum = ?
+            UPDATE visit SET check_in = ?, last_seen = ?, check_out = ?, samples = ?, rssi_max = ?, rssi_sum = ?,
+                metadata = coalesce(metadata, ?)
             WHERE id = ? AND samples <= ? AND coalesce((SELECT samples FROM progress WHERE visit = ?), 0) <= ?
             """)
         dropProgress = try db.cachedStatement(sql: "DELETE FROM progress WHERE visit = ?")
@@ -94,7 +95,7 @@ struct VisitStatements {
     private func write(_ row: StoredVisit, _ visit: Visit) throws -> Bool {
         close.setUncheckedArguments([
             visit.checkIn, visit.lastSeen, visit.checkOut, visit.samples, visit.rssiMax, visit.rssiSum,
-            row.id, visit.samples, row.id, visit.samples,
+            visit.metadata.map { Data($0) }, row.id, visit.samples, row.id, visit.samples,
         ])
         try close.execute()
         guard db.changesCount > 0 else { return false }

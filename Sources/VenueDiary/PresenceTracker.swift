@@ -107,6 +107,8 @@ public struct PresenceTracker: Sendable {
     /// a GAEN crowd or flood the tracker holds an identity per identifier for ten minutes.
     private var lookAt: [Double] = []
     private var payloads: [[UInt8]] = []
+    /// By slot, what was heard with the identity but is not part of it (GAEN's metadata).
+    private var metadata: [[UInt8]?] = []
     private var index: [Identity: UInt32] = [:]
     private var freeSlots: [UInt32] = []
     private var changes: [VisitChange] = []
@@ -130,10 +132,13 @@ public struct PresenceTracker: Sendable {
 
     // MARK: Input
 
-    /// The key for an identity, registering it on first use.
-    public mutating func key(for kind: PayloadKind, payload: [UInt8]) -> VisitKey {
+    /// The key for an identity, registering it on first use. `metadata` is what was heard with
+    /// the payload but is not its identity (a GAEN identifier's 4 bytes of encrypted metadata):
+    /// kept from the first time it is given and stored with the identity's visits.
+    public mutating func key(for kind: PayloadKind, payload: [UInt8], metadata: [UInt8]? = nil) -> VisitKey {
         let identity = Identity(kind: kind, payload: payload)
         if let slot = index[identity] {
+            if let metadata, self.metadata[Int(slot)] == nil { self.metadata[Int(slot)] = metadata }
             return VisitKey(slot: slot, generation: slots[Int(slot)].generation)
         }
         if index.count >= max(maximumIdentities, nextRoom) { makeRoom() }
@@ -144,11 +149,13 @@ public struct PresenceTracker: Sendable {
             slots[Int(slot)] = Slot(generation: generation, kind: kind)
             lookAt[Int(slot)] = -.infinity
             payloads[Int(slot)] = payload
+            self.metadata[Int(slot)] = metadata
         } else {
             slot = UInt32(slots.count)
             slots.append(Slot(kind: kind))
             lookAt.append(-.infinity)
             payloads.append(payload)
+            self.metadata.append(metadata)
         }
         index[identity] = slot
         return VisitKey(slot: slot, generation: slots[Int(slot)].generation)
@@ -181,7 +188,7 @@ public struct PresenceTracker: Sendable {
             counters.ignoredWeak += 1
             return
         }
-        let key = key(for: sighting.kind, payload: sighting.payload)
+        let key = key(for: sighting.kind, payload: sighting.payload, metadata: sighting.metadata)
         record(key, time: sighting.time, rssi: sighting.rssi)
     }
 
@@ -381,7 +388,7 @@ public struct PresenceTracker: Sendable {
     private func visit(of i: Int, _ s: Slot, checkOut: Double?) -> Visit {
         Visit(
             kind: s.kind, payload: payloads[i], checkIn: s.first, lastSeen: s.last, checkOut: checkOut,
-            samples: s.samples, rssiMax: s.rssiMax, rssiSum: s.rssiSum)
+            samples: s.samples, rssiMax: s.rssiMax, rssiSum: s.rssiSum, metadata: metadata[i])
     }
 
     private mutating func observe(_ i: Int, time: Double, rssi: Int?) {
@@ -524,6 +531,7 @@ public struct PresenceTracker: Sendable {
     private mutating func release(_ i: Int) {
         index.removeValue(forKey: Identity(kind: slots[i].kind, payload: payloads[i]))
         payloads[i] = []
+        metadata[i] = nil
         slots[i].phase = .free
         slots[i].generation &+= 1
         lookAt[i] = .infinity

@@ -120,9 +120,9 @@ public struct VenueDiary {
 
     // MARK: Input (never writes)
 
-    /// The key for an identity; see ``PresenceTracker/key(for:payload:)``.
-    public mutating func key(for kind: PayloadKind, payload: [UInt8]) -> VisitKey {
-        tracker.key(for: kind, payload: payload)
+    /// The key for an identity; see ``PresenceTracker/key(for:payload:metadata:)``.
+    public mutating func key(for kind: PayloadKind, payload: [UInt8], metadata: [UInt8]? = nil) -> VisitKey {
+        tracker.key(for: kind, payload: payload, metadata: metadata)
     }
 
     /// See ``PresenceTracker/record(_:time:rssi:)``.

@@ -2,6 +2,7 @@ import BLEHost
 import BLETransport
 import Foundation
 import Testing
+import VenueDiary
 
 extension RadioTests {
     /// `venue-beacon run` end to end on the emulator: the real binary as the venue, phones played
@@ -134,6 +135,10 @@ extension RadioTests {
                 let visits = try await node.waitForVisits("GAEN visit") { $0.contains { $0.kind == "gaen" } }
                 #expect(visits.map(\.payload) == [rpi])
                 #expect(try await node.terminate().status == 0)
+                // The 4 bytes of encrypted metadata heard with the identifier are kept with its
+                // visit (the exposure check decrypts them for the phone's TX power).
+                let stored = try DiaryStore(path: node.directory.path("diary.sqlite"), readOnly: true).visits()
+                #expect(stored.map(\.metadata) == [[0x40, 0x08, 0x00, 0x00]])
                 // contacts.csv has the detection and the "read" of the RPI (short name: base64 of bytes 3…).
                 let contacts = try String(contentsOfFile: logs + "/contacts.csv", encoding: .utf8)
                 #expect(contacts.hasPrefix("time,sensor,id,detect,read,measure,share,visit,detectHerald,delete,data\n"))

@@ -115,14 +115,17 @@ import VenueDiary
         p.handle(.measure(after, rssi: -61, payload: Self.herald(9), time: 9), wallOffset: offset)
         // A GAEN identifier with the same bytes is another identity.
         let gaen = Self.target(3)
-        let rpi = SensorPayload(kind: .gaen, bytes: Array(0..<16))
+        let rpi = SensorPayload(kind: .gaen, bytes: Array(0..<16), metadata: [0x40, 0x08, 0, 0])
         p.handle(.read(gaen, payload: rpi, earlier: [], time: 0), wallOffset: offset)
-        p.handle(.measure(gaen, rssi: -70, payload: rpi, time: 9), wallOffset: offset)
+        p.handle(.measure(gaen, rssi: -70, payload: SensorPayload(kind: .gaen, bytes: Array(0..<16)), time: 9), wallOffset: offset)
         _ = try run(&p, from: 0, to: 10)
         let visits = try store.visits()
         #expect(visits.map(\.kind) == [.herald, .gaen] || visits.map(\.kind) == [.gaen, .herald])
         #expect(visits.first { $0.kind == .herald }?.samples == 2)
         #expect(visits.first { $0.kind == .gaen }?.payload == Array(0..<16))
+        // The identifier's metadata is stored with its visit; Herald visits have none.
+        #expect(visits.first { $0.kind == .gaen }?.metadata == [0x40, 0x08, 0, 0])
+        #expect(visits.first { $0.kind == .herald }?.metadata == nil)
     }
 
     @Test func aTargetWhosePayloadChangesRecordsTheNewPayload() throws {

@@ -89,12 +89,25 @@ public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var bytes: [UInt8]
+    /// What was heard with the payload but is not part of its identity: a GAEN advert's 4 bytes
+    /// of Associated Encrypted Metadata (they rotate with the identifier; the exposure check
+    /// decrypts them for the phone's TX power). Left out of equality and hashing: two sightings
+    /// of one identifier are one payload.
+    public var metadata: [UInt8]?
     /// After the bytes, so that a record's small fields pack beside it.
     public var kind: Kind
 
-    public init(kind: Kind, bytes: [UInt8]) {
+    public init(kind: Kind, bytes: [UInt8], metadata: [UInt8]? = nil) {
         self.kind = kind
         self.bytes = bytes
+        self.metadata = metadata
+    }
+
+    public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind && a.bytes == b.bytes }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(bytes)
     }
 
     /// Herald's short id for logs.
