@@ -7,8 +7,10 @@
 //   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
 //   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
+//   Exposure      published GAEN diagnosis keys matched against the diary
 //   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
 //   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
+//   AirTransport  the simulated air as an HCITransport (run-bench only)
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
 import PackageDescription
@@ -29,6 +31,7 @@ let package = Package(
         .library(name: "Herald", targets: ["Herald"]),
         .library(name: "VenueNode", targets: ["VenueNode"]),
         .library(name: "Simulation", targets: ["Simulation"]),
+        .library(name: "AirTransport", targets: ["AirTransport"]),
         .library(name: "Appliance", targets: ["Appliance"]),
     ],
     dependencies: [
@@ -47,8 +50,10 @@ let package = Package(
         .target(name: "CivilDate"),
         .target(name: "Herald", dependencies: ["BLEHost", "CivilDate"]),
         .target(name: "VenueDiary", dependencies: ["CivilDate", grdb]),
-        .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
+        .target(name: "Simulation", dependencies: ["BLEHost", "Herald", "VenueDiary", "VenueNode"]),
+        // The simulated air as an HCITransport, for run-bench (Benchmarks/) only.
+        .target(name: "AirTransport", dependencies: ["BLEHost", "BLETransport", "Simulation"]),
         // Exposure Notification key files matched against the diary (docs/exposure.md).
         .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto]),
@@ -67,8 +72,10 @@ let package = Package(
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
-        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "CivilDate", grdb]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "VenueNode", "BLEHost", "BLETransport"]),
+        .testTarget(name: "CivilDateTests", dependencies: ["CivilDate"]),
+        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "VenueNode", "BLEHost"]),
+        .testTarget(name: "AirTransportTests", dependencies: ["AirTransport", "Simulation", "Herald", "BLEHost", "BLETransport"]),
         .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode", crypto]),
