@@ -7,7 +7,9 @@ import Testing
 /// The host's own link manager (init sequence, advertising, scanning, connecting) against the
 /// node's virtual controller: the air must be a controller the unchanged host works with. The
 /// loop here only carries packets and time, as a runtime would; all decisions are the link
-/// manager's.
+/// manager's. It tests the air as much as the link manager, and needs the simulated air, so it
+/// lives here: `BLEHostTests` tests `BLEHost` alone, and `Simulation` is built on top of it.
+/// `LinkManager`'s own tests are in `BLEHostTests` (`LinkManagerTests`, `LinkManagerCapTests`).
 @Suite struct LinkManagerOnAirTests {
     struct Harness {
         var air: Air
