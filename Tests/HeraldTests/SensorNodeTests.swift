@@ -236,7 +236,7 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         #expect(first.reads.map(\.0) == [SensorPayload(kind: .gaen, bytes: rpi)])
         #expect(first.measures.map(\.2) == [SensorPayload(kind: .gaen, bytes: rpi)])
         // The metadata travels with the identifier but is not part of it.
-        #expect(first.reads.map(\.0.metadata) == [aem])
+        #expect(first.reads.map(\.0.metadataBytes) == [aem])
         let again = h.advert(3, .gaen(advert), rssi: -74, connectable: false, at: 1)
         #expect(again.reads.isEmpty && again.measures.count == 1)
         #expect(h.tick(2).isEmpty)
@@ -300,11 +300,12 @@ let phone1 = TestPayload.make(identifier: 1), phone2 = TestPayload.make(identifi
         var h = NodeHarness { $0.maximumConnectionFailures = 3 }
         let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
         #expect(h.tick(0).connects == [target.id])
+        #expect(h.node.attemptTimeout(of: target.id) == 12)  // the host's deadline for it
         _ = h.advert(1, androidAdvert, at: 11)
-        #expect(h.tick(11.9).isEmpty)
-        #expect(h.tick(12) == [.disconnect(target)])  // 12 s attempt timeout
+        #expect(h.tick(12.5).isEmpty)  // the node keeps no timer of its own
+        #expect(h.link(.connectTimedOut, target.id, at: 12).isEmpty)
         #expect(h.node.counters.connectionTimeouts == 1)
-        // A late report for the abandoned attempt is ignored.
+        // A late report for the ended attempt is ignored.
         #expect(h.link(.connected, target.id, at: 12.5).isEmpty)
         #expect(h.node.counters.staleLinkEvents == 1)
 

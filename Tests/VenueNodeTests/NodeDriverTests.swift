@@ -167,23 +167,30 @@ import Testing
         #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
     }
 
-    @Test mutating func signalWritesComeFromTheWritersLink() throws {
+    @Test mutating func signalWritesComeFromTheWriter() throws {
         let database = try VenueBeaconIdentity(beacon: BeaconPayload(country: 1, state: 2, code: 3, name: "x"), legacyService: false).database()
         let signal = try #require(database.characteristic(service: HeraldUUIDs.service, uuid: HeraldUUIDs.androidSignalCharacteristic))
         let phoneLink = HostLink(handle: 0x41, peerAddress: Self.phone, peerAddressType: .random, role: .peripheral)
         _ = feed(.host(.connected(phoneLink)))
+        #expect(driver.linkCount == 1)
+        func write(_ value: [UInt8]) -> GATTWrite {
+            GATTWrite(link: 0x41, characteristic: signal, value: value, withResponse: true, peerAddress: Self.phone, peerAddressType: .random)
+        }
         let payloadWrite = try SignalWrite.payload(Self.payload).encoded()
-        let first = feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: payloadWrite, withResponse: true))))
+        let first = feed(.host(.gattWrite(write(payloadWrite))))
         #expect(first.events.map(Self.name) == ["detect", "read", "measure"])
+        guard case .detect(let target, _)? = first.events.first else { return }
+        #expect(target.address == Self.phone && target.addressType == .random)
         now = 1
-        let rssi = feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: [0x02, 0xC4, 0xFF], withResponse: true))))
+        let rssi = feed(.host(.gattWrite(write([0x02, 0xC4, 0xFF]))))
         guard case .measure(_, -60, let payload?, _, 1)? = rssi.events.first else {
             Issue.record("expected a measure at -60 dBm with the payload, got \(rssi.events)")
             return
         }
         #expect(payload.bytes == Self.payload)
-        // A write from a link that closed meanwhile has no writer: counted, not guessed.
+        // A write without its writer (the host always names it) is counted, not guessed.
         _ = feed(.host(.disconnected(phoneLink, reason: .remoteUserTerminated)))
+        #expect(driver.linkCount == 0)
         #expect(feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: [0x02, 0xC4, 0xFF], withResponse: true)))).events.isEmpty)
         #expect(driver.counters.writesFromUnknownLinks == 1)
         // Writes the gate answered with 0x0D reach the node's counters through the tick.
@@ -192,18 +199,28 @@ import Testing
         #expect(driver.node.counters.signalWritesRejected == 3)
     }
 
-    @Test mutating func anAbandonedAttemptsLinkIsDroppedAndABorrowedLinkIsKept() throws {
+    /// The attempt's one deadline is the host's: the node keeps no timer of its own, so a link
+    /// that comes up late is used, and the host's timeout backs the phone off like any failure.
+    @Test mutating func theHostsDeadlineEndsAnAttemptAndABorrowedLinkIsKept() throws {
         let id = try connectAndroid()
-        now = 14  // past the 12 s attempt timeout: the node gives up
-        _ = feed(.tick(rejectedWrites: 0))
+        now = 14  // past the 12 s attempt timeout: the node leaves it to the host
+        #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
         let late = feed(.result(id, .connect(.success(Self.centralLink))))
-        guard case .disconnect(id, Self.centralLink)? = onlyWork(late) else {
-            Issue.record("unexpected result")
+        guard case .gatt(id, .exchangeMTU, Self.centralLink)? = onlyWork(late) else {
+            Issue.record("unexpected result \(late.work)")
             return
         }
-        #expect(late.events.isEmpty)
         _ = feed(.host(.disconnected(Self.centralLink, reason: .remoteUserTerminated)))
         #expect(driver.sessionCount == 0)
+
+        // The host's timeout is the node's connection timeout: counted, the phone backed off.
+        var timedOut = try NodeDriverTests()
+        let timedOutID = try timedOut.connectAndroid()
+        timedOut.now = 13
+        _ = timedOut.feed(.result(timedOutID, .connect(.failure(.connectionFailed(.connectionTimeout)))))
+        #expect(timedOut.driver.node.counters.connectionTimeouts == 1 && timedOut.driver.sessionCount == 0)
+        timedOut.now = 14
+        #expect(timedOut.feed(.tick(rejectedWrites: 0)).work.isEmpty)
 
         // The phone had connected to us already: the host lends us its link; we leave it up.
         var other = try NodeDriverTests()
