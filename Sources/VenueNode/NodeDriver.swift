@@ -11,11 +11,11 @@ import Herald
 /// - every advertising report is classified and becomes ``SensorNode/advert(_:now:into:)``;
 /// - the node's connection steps become requests: connect (with the node's attempt timeout, which
 ///   the host keeps as the attempt's one deadline and reports as `.connectTimedOut`),
-///   discovery (MTU exchange, the Herald service 0xFCF6 or else the legacy one, its
-///   characteristics, the OpenTrace service when asked), read of the payload characteristic
-///   (a long read), write of the signal characteristic, disconnect; their results go back to the
-///   node. A failed discovery is a failed read, never "not Herald": only a peer that answered
-///   that it has no Herald service is one;
+///   discovery (one host procedure: MTU exchange, the Herald service 0xFCF6 or else the legacy
+///   one, the OpenTrace service when asked, with their characteristics), read of the payload
+///   characteristic (a long read), write of the signal characteristic, disconnect; their results
+///   go back to the node. A failed discovery is a failed read, never "not Herald": only a peer
+///   that answered that it has no Herald service is one;
 /// - writes to our signal characteristic become ``SensorNode/signalWrite(_:from:addressType:now:into:)``
 ///   with the writer's address, which the host puts in each write;
 /// - the host's state becomes the node's Bluetooth state and a ``RadioCondition``.
@@ -42,18 +42,18 @@ public struct NodeDriver: Sendable {
 
     /// A GATT request of a session, by step.
     public enum GATTStep: Hashable, Sendable {
-        case exchangeMTU
-        case findService(BluetoothUUID)
-        case findCharacteristics(BluetoothUUID, from: UInt16, through: UInt16)
+        /// The MTU exchange, the Herald service (0xFCF6, else the legacy one) and, when asked,
+        /// the OpenTrace service, with their characteristics: one composite procedure.
+        case discover(openTrace: Bool)
         case readPayload(handle: UInt16)
         case writeSignal([UInt8], handle: UInt16)
 
         /// The client procedure that carries the step out.
         public var procedure: GATTClientProcedure {
             switch self {
-            case .exchangeMTU: return .exchangeMTU()
-            case .findService(let uuid): return .discoverPrimaryService(uuid)
-            case .findCharacteristics(_, let start, let end): return .discoverCharacteristics(from: start, through: end)
+            case .discover(let openTrace):
+                let herald = [HeraldUUIDs.service, HeraldUUIDs.legacyService]
+                return .discover(openTrace ? [herald, [InteropUUIDs.openTraceService]] : [herald])
             case .readPayload(let handle): return .read(handle)
             case .writeSignal(let value, let handle): return .write(value, to: handle)
             }
@@ -94,8 +94,6 @@ public struct NodeDriver: Sendable {
     struct Session: Sendable {
         var target: Target
         var link: HostLink?
-        var wantOpenTrace = false
-        var herald: DiscoveredServices = .none
         var payloadHandle: UInt16?
         var signalHandle: UInt16?
         var openTraceHandle: UInt16?
@@ -271,8 +269,7 @@ public struct NodeDriver: Sendable {
 
         case .discover(let target, let openTrace):
             guard let link = sessions[target.id]?.link else { return }
-            sessions[target.id]?.wantOpenTrace = openTrace
-            out.work.append(.gatt(target.id, .exchangeMTU, link))
+            out.work.append(.gatt(target.id, .discover(openTrace: openTrace), link))
 
         case .readPayload(let target, let source):
             let session = sessions[target.id]
@@ -340,62 +337,35 @@ public struct NodeDriver: Sendable {
 
         case .gatt(let step, let outcome):
             if case .failure = outcome { counters.failedRequests += 1 }
-            gatt(step, outcome, session: &session, now: now, into: &out)
+            gatt(step, outcome, session: &session, now: now)
             if sessions[id] != nil { sessions[id] = session }
         }
     }
 
-    private mutating func gatt(
-        _ step: GATTStep, _ outcome: Result<GATTClientResult, HostError>, session: inout Session, now: Double, into out: inout Output
-    ) {
+    private mutating func gatt(_ step: GATTStep, _ outcome: Result<GATTClientResult, HostError>, session: inout Session, now: Double) {
         let id = session.target.id
-        guard let link = session.link else { return }
+        guard session.link != nil else { return }
         switch step {
-        case .exchangeMTU:
-            // A peer that refuses the exchange still talks at 23 bytes.
-            out.work.append(.gatt(id, .findService(HeraldUUIDs.service), link))
-
-        case .findService(let uuid):
-            switch outcome {
-            case .success(.services(let found)) where !found.isEmpty:
-                let service = found[0]
-                out.work.append(.gatt(id, .findCharacteristics(uuid, from: service.startHandle, through: service.endHandle), link))
-            case .success, .failure(.gatt(.serviceNotFound)):
-                if uuid == HeraldUUIDs.service {
-                    out.work.append(.gatt(id, .findService(HeraldUUIDs.legacyService), link))
-                } else if uuid == HeraldUUIDs.legacyService, session.wantOpenTrace {
-                    findOpenTrace(id, link, into: &out)
-                } else {
-                    discovered(session, now: now)
+        case .discover:
+            guard case .success(.discovered(let found)) = outcome else {
+                node.link(.readFailed, target: id, now: now, into: &actions)
+                return
+            }
+            var services = DiscoveredServices.none
+            if let herald = found.service(HeraldUUIDs.service, HeraldUUIDs.legacyService) {
+                session.payloadHandle = herald.valueHandle(of: HeraldUUIDs.payloadCharacteristic)
+                if let ios = herald.valueHandle(of: HeraldUUIDs.iosSignalCharacteristic) {
+                    session.signalHandle = ios
+                    services.signal = .ios
+                } else if let android = herald.valueHandle(of: HeraldUUIDs.androidSignalCharacteristic) {
+                    session.signalHandle = android
+                    services.signal = .android
                 }
-            case .failure:
-                node.link(.readFailed, target: id, now: now, into: &actions)
+                services.heraldPayload = session.payloadHandle != nil
             }
-
-        case .findCharacteristics(let service, _, _):
-            guard case .success(.characteristics(let characteristics)) = outcome else {
-                node.link(.readFailed, target: id, now: now, into: &actions)
-                return
-            }
-            if service == InteropUUIDs.openTraceService {
-                session.openTraceHandle = characteristics.first { $0.uuid == InteropUUIDs.openTraceCharacteristic }?.valueHandle
-                discovered(session, now: now)
-                return
-            }
-            session.payloadHandle = characteristics.first { $0.uuid == HeraldUUIDs.payloadCharacteristic }?.valueHandle
-            if let ios = characteristics.first(where: { $0.uuid == HeraldUUIDs.iosSignalCharacteristic }) {
-                session.signalHandle = ios.valueHandle
-                session.herald.signal = .ios
-            } else if let android = characteristics.first(where: { $0.uuid == HeraldUUIDs.androidSignalCharacteristic }) {
-                session.signalHandle = android.valueHandle
-                session.herald.signal = .android
-            }
-            session.herald.heraldPayload = session.payloadHandle != nil
-            if session.wantOpenTrace {
-                findOpenTrace(id, link, into: &out)
-            } else {
-                discovered(session, now: now)
-            }
+            session.openTraceHandle = found.service(InteropUUIDs.openTraceService)?.valueHandle(of: InteropUUIDs.openTraceCharacteristic)
+            services.openTrace = session.openTraceHandle != nil
+            node.link(.discovered(services), target: id, now: now, into: &actions)
 
         case .readPayload:
             if case .success(.value(let bytes)) = outcome {
@@ -407,15 +377,5 @@ public struct NodeDriver: Sendable {
         case .writeSignal:
             node.link(.signalWritten, target: id, now: now, into: &actions)
         }
-    }
-
-    private func findOpenTrace(_ id: TargetID, _ link: HostLink, into out: inout Output) {
-        out.work.append(.gatt(id, .findService(InteropUUIDs.openTraceService), link))
-    }
-
-    private mutating func discovered(_ session: Session, now: Double) {
-        var services = session.herald
-        services.openTrace = session.openTraceHandle != nil
-        node.link(.discovered(services), target: session.target.id, now: now, into: &actions)
     }
 }
