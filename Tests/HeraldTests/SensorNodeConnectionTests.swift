@@ -35,11 +35,12 @@ import Testing
         var h = NodeHarness { $0.maximumConnectionFailures = 3 }
         let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
         #expect(h.tick(0).connects == [target.id])
+        #expect(h.node.attemptTimeout(of: target.id) == 12)  // the host's deadline for it
         _ = h.advert(1, androidAdvert, at: 11)
-        #expect(h.tick(11.9).isEmpty)
-        #expect(h.tick(12) == [.disconnect(target)])  // 12 s attempt timeout
+        #expect(h.tick(12.5).isEmpty)  // the node keeps no timer of its own
+        #expect(h.link(.connectTimedOut, target.id, at: 12).isEmpty)
         #expect(h.node.counters.connectionTimeouts == 1)
-        // A late report for the abandoned attempt is ignored.
+        // A late report for the ended attempt is ignored.
         #expect(h.link(.connected, target.id, at: 12.5).isEmpty)
         #expect(h.node.counters.staleLinkEvents == 1)
 

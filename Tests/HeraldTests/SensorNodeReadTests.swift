@@ -169,7 +169,7 @@ import Testing
         #expect(first.reads.map(\.0) == [SensorPayload(kind: .gaen, bytes: rpi)])
         #expect(first.measures.map(\.2) == [SensorPayload(kind: .gaen, bytes: rpi)])
         // The metadata travels with the identifier but is not part of it.
-        #expect(first.reads.map(\.0.metadata) == [aem])
+        #expect(first.reads.map(\.0.metadataBytes) == [aem])
         let again = h.advert(3, .gaen(advert), rssi: -74, connectable: false, at: 1)
         #expect(again.reads.isEmpty && again.measures.count == 1)
         #expect(h.tick(2).isEmpty)
