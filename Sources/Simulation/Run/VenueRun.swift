@@ -105,7 +105,8 @@ public struct VenueRun {
 
     private mutating func flushLogs() {
         do {
-            try heraldLogs?.flush()
+            let now = origin + air.now
+            try heraldLogs?.flush(now: now)
         } catch {
             counters.logWriteErrors += 1
         }
