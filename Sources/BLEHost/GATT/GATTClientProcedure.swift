@@ -9,7 +9,7 @@ public struct GATTClientProcedure: Sendable {
     }
 
     /// What to do once the discovery part is over.
-    private enum Goal: Hashable, Sendable {
+    enum Goal: Hashable, Sendable {
         case report
         case read(BluetoothUUID)
         case write(BluetoothUUID, [UInt8])
@@ -18,35 +18,7 @@ public struct GATTClientProcedure: Sendable {
         case discover(Discovery)
     }
 
-    /// The state of a composite discovery: the groups of alternative services still to look
-    /// for, the service whose characteristics are being read, and what was found.
-    private struct Discovery: Hashable, Sendable {
-        var groups: [[BluetoothUUID]]
-        /// The group and the alternative within it being looked for.
-        var group = 0
-        var alternative = 0
-        var service: GATTDiscoveredService?
-        var result: GATTDiscovery
-
-        /// The service to look for next, if any.
-        var wanted: BluetoothUUID? {
-            group < groups.count && alternative < groups[group].count ? groups[group][alternative] : nil
-        }
-
-        /// The wanted service is not on the peer: its next alternative, else the next group.
-        mutating func notFound() {
-            alternative += 1
-            if alternative >= groups[group].count { nextGroup() }
-        }
-
-        mutating func nextGroup() {
-            group += 1
-            alternative = 0
-            service = nil
-        }
-    }
-
-    private enum Phase: Hashable, Sendable {
+    enum Phase: Hashable, Sendable {
         case exchangeMTU(clientRxMTU: Int)
         case findServiceByValue(BluetoothUUID)
         /// Read By Group Type loop; `target` nil discovers every primary service.
@@ -65,14 +37,14 @@ public struct GATTClientProcedure: Sendable {
         case failed(GATTClientError)
     }
 
-    private var phase: Phase
-    private var goal: Goal
+    var phase: Phase
+    var goal: Goal
 
     private static let declarationTypes: Set<BluetoothUUID> = [
         GATTUUID.primaryService, GATTUUID.secondaryService, GATTUUID.include, GATTUUID.characteristic,
     ]
 
-    private init(_ phase: Phase, goal: Goal = .report) {
+    init(_ phase: Phase, goal: Goal = .report) {
         self.phase = phase
         self.goal = goal
     }
@@ -134,21 +106,6 @@ public struct GATTClientProcedure: Sendable {
     /// whole value (what the Herald node does with a phone's payload).
     public static func readCharacteristic(_ characteristic: BluetoothUUID, inService service: BluetoothUUID) -> Self {
         Self(.findServiceByValue(service), goal: .read(characteristic))
-    }
-
-    /// Discovery in one procedure, as a client that knows what it looks for does it: an MTU
-    /// exchange first (when asked; a peer that refuses it talks at 23 bytes), then for each group
-    /// of `services` the first alternative the peer has (Find By Type Value, as
-    /// ``discoverPrimaryService(_:)``) and that service's characteristics. A group none of whose
-    /// services the peer has is left out of the result, which is not a failure; an ATT error
-    /// other than "not found", a malformed response, a timeout or the link closing fails it.
-    /// What the Herald node does with a phone: `[[0xFCF6, legacy]]`, plus `[OpenTrace]` when it
-    /// also reads OpenTrace.
-    public static func discover(_ services: [[BluetoothUUID]], exchangingMTU: Bool = true) -> Self {
-        let discovery = Discovery(groups: services.filter { !$0.isEmpty }, result: GATTDiscovery(mtu: ATTBearer.defaultMTU, services: []))
-        let goal = Goal.discover(discovery)
-        if exchangingMTU { return Self(.exchangeMTU(clientRxMTU: ATTBearer.maximumMTU), goal: goal) }
-        return Self(.findServiceByValue(discovery.wanted ?? GATTUUID.primaryService), goal: goal)
     }
 
     /// Discover service `service`, find characteristic `characteristic` in it and write `value`
@@ -305,7 +262,7 @@ public struct GATTClientProcedure: Sendable {
     }
 
     /// Moves to `next` and produces its request.
-    private mutating func enter(_ next: Phase, mtu: Int) -> Step {
+    mutating func enter(_ next: Phase, mtu: Int) -> Step {
         phase = next
         switch next {
         case .exchangeMTU(let rx):
@@ -392,13 +349,6 @@ public struct GATTClientProcedure: Sendable {
             discovery.nextGroup()
             return nextService(discovery, mtu: discovery.result.mtu)
         }
-    }
-
-    /// A composite discovery goes on with the next service it looks for, or finishes.
-    private mutating func nextService(_ discovery: Discovery, mtu: Int) -> Step {
-        goal = .discover(discovery)
-        guard let wanted = discovery.wanted else { return .finished(.success(.discovered(discovery.result))) }
-        return enter(.findServiceByValue(wanted), mtu: mtu)
     }
 
     private mutating func descriptorsDone(_ found: [GATTDiscoveredDescriptor], mtu: Int) -> Step {
