@@ -126,29 +126,31 @@ struct VisitColumns {
     }
 }
 
-/// One row of a visit query, read by column name (see ``VisitColumns``).
+/// One row of a visit query, read by column name (see ``VisitColumns``). Its accessors are
+/// inlined: the export reads every field of a million rows.
 struct VisitRow {
     let row: Row
     let columns: VisitColumns
 
-    var id: Int64 { row[columns.id] }
+    @inline(__always) var id: Int64 { row[columns.id] }
     /// The stored kind's raw text (``visit()`` checks it).
-    var kind: String { row[columns.kind] }
-    var checkIn: Double { row[columns.checkIn] }
-    var lastSeen: Double { row[columns.lastSeen] }
-    var checkOut: Double? { row[columns.checkOut] }
-    var samples: Int { row[columns.samples] }
-    var rssiMax: Int { row[columns.rssiMax] }
-    var rssiSum: Int { row[columns.rssiSum] }
+    @inline(__always) var kind: String { row[columns.kind] }
+    @inline(__always) var checkIn: Double { row[columns.checkIn] }
+    @inline(__always) var lastSeen: Double { row[columns.lastSeen] }
+    @inline(__always) var checkOut: Double? { row[columns.checkOut] }
+    @inline(__always) var samples: Int { row[columns.samples] }
+    @inline(__always) var rssiMax: Int { row[columns.rssiMax] }
+    @inline(__always) var rssiSum: Int { row[columns.rssiSum] }
     /// Whether the visit still carries the unsynchronised clock it was recorded on; only
     /// whether it is set, no String (a million-visit export asks for every row).
-    var clockUncorrected: Bool { !row.hasNull(atIndex: columns.clockBoot) }
+    @inline(__always) var clockUncorrected: Bool { !row.hasNull(atIndex: columns.clockBoot) }
     /// That clock's boot id.
-    var clockBoot: String? { row[columns.clockBoot] }
+    @inline(__always) var clockBoot: String? { row[columns.clockBoot] }
     /// That clock's `wall − CLOCK_BOOTTIME`; nil when the query did not select `clock_offset`.
-    var clockOffset: Double? { columns.clockOffset.flatMap { row[$0] } }
+    @inline(__always) var clockOffset: Double? { columns.clockOffset.flatMap { row[$0] } }
 
     /// The payload's bytes where SQLite holds them, without copying.
+    @inline(__always)
     func withPayload<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         try row.withUnsafeData(atIndex: columns.payload) { data in try (data ?? Data()).withUnsafeBytes(body) }
     }
