@@ -6,6 +6,7 @@
 //   BLETransport  ways to reach a controller: HCI user channel (Pi), H4 over a unix socket (btvirt)
 //   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
 //   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
+//   Sightings     what a sighting carries that Herald and the diary both name: the payload kinds
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
 //   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
 //   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
@@ -45,10 +46,11 @@ let package = Package(
         .target(name: "BLEHost"),
         .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
         .target(name: "CivilDate"),
-        .target(name: "Herald", dependencies: ["BLEHost", "CivilDate"]),
-        .target(name: "VenueDiary", dependencies: ["CivilDate", grdb]),
-        .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode"]),
-        .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
+        .target(name: "Sightings"),
+        .target(name: "Herald", dependencies: ["BLEHost", "CivilDate", "Sightings"]),
+        .target(name: "VenueDiary", dependencies: ["CivilDate", "Sightings", grdb]),
+        .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "Sightings", "VenueDiary", "VenueNode"]),
+        .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "Sightings", "VenueDiary"]),
         // Exposure Notification key files matched against the diary (docs/exposure.md).
         .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto]),
@@ -67,8 +69,8 @@ let package = Package(
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
-        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "CivilDate", grdb]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "VenueNode", "BLEHost", "BLETransport"]),
+        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "CivilDate", "Sightings", grdb]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "Sightings", "VenueDiary", "VenueNode", "BLEHost", "BLETransport"]),
         .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode", crypto]),

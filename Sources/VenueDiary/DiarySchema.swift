@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Sightings
 
 /// The diary's file format. Migrations are frozen once shipped: never edit one, add the next.
 /// They use string table and column names, never app types, so old migrations keep their meaning.

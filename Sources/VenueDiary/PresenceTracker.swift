@@ -1,3 +1,5 @@
+import Sightings
+
 /// Turns sightings into visits: the venue-side version of Herald's venue diary state machine.
 ///
 /// Per distinct (kind, payload):

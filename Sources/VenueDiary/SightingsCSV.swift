@@ -1,4 +1,5 @@
 import CivilDate
+import Sightings
 
 /// A sightings file row that could not be read, with its 1-based line number.
 public struct SightingsCSVError: Error, Equatable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import Sightings
+
 /// One visit: a phone payload present at the venue from its first to its last sighting.
 ///
 /// Times are wall-clock Unix seconds. The tracker produces visits without an `id`; the diary

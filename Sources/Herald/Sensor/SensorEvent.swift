@@ -1,4 +1,5 @@
 import BLEHost
+import Sightings
 
 /// What the Herald node tells the layers above (presence tracker, diary, Herald-format logs). The
 /// only thing they see of Bluetooth.
@@ -76,18 +77,6 @@ public struct TargetID: WordHashable, Sendable, Comparable {
 
 /// A payload and the protocol it came from.
 public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
-    /// Raw values are the diary's payload kinds.
-    public enum Kind: String, Hashable, Sendable {
-        /// Read over GATT or written to the signal characteristic by a Herald phone.
-        case herald
-        /// A GAEN rolling proximity identifier.
-        case gaen
-        /// An OpenTrace payload.
-        case opentrace
-        /// From a configured advert-based protocol's service data.
-        case advert
-    }
-
     public var bytes: [UInt8]
     /// What was heard with the payload but is not part of its identity: a GAEN advert's 4 bytes
     /// of Associated Encrypted Metadata (they rotate with the identifier; the exposure check
@@ -95,9 +84,9 @@ public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
     /// of one identifier are one payload.
     public var metadata: [UInt8]?
     /// After the bytes, so that a record's small fields pack beside it.
-    public var kind: Kind
+    public var kind: PayloadKind
 
-    public init(kind: Kind, bytes: [UInt8], metadata: [UInt8]? = nil) {
+    public init(kind: PayloadKind, bytes: [UInt8], metadata: [UInt8]? = nil) {
         self.kind = kind
         self.bytes = bytes
         self.metadata = metadata
