@@ -246,7 +246,6 @@ public enum SightingsCSV {
             return nil
         }
         guard i == c.count else { return nil }
-        let days = date.daysSinceEpoch
-        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        return Double(CivilTime(date: date, hour: hour, minute: minute, second: second).unixSeconds - offset) + fraction
     }
 }
