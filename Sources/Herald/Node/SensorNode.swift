@@ -232,8 +232,8 @@ public struct SensorNode: Sendable {
 
     // MARK: Bluetooth state
 
-    public mutating func bluetoothState(_ state: BluetoothState, now: Double, into actions: inout [NodeAction]) {
-        if state != .poweredOn {
+    public mutating func bluetoothState(_ state: RadioCondition, now: Double, into actions: inout [NodeAction]) {
+        if state != .running {
             // The controller's links are gone with it; those sessions are nobody's fault.
             table.sessions.removeAll()
             sessions = 0

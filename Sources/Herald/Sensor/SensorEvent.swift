@@ -23,8 +23,9 @@ public enum SensorEvent: Hashable, Sendable {
     /// The node stopped following a target: unseen for its clean interval, or its place taken
     /// in a full table. A later sighting detects it again (a new target).
     case delete(Target, time: Double)
-    /// The controller's state changed.
-    case bluetoothState(BluetoothState, time: Double)
+    /// The node's Bluetooth condition changed: the radio runs (``RadioCondition/running``) or
+    /// the controller became unavailable.
+    case bluetoothState(RadioCondition, time: Double)
 
     public var time: Double {
         switch self {
@@ -103,14 +104,4 @@ public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
     public var shortName: String { heraldShortName(bytes) }
 
     public var description: String { "\(kind.rawValue):\(shortName)" }
-}
-
-/// The controller's state as the layers above need it.
-public enum BluetoothState: String, Hashable, Sendable {
-    /// Advertising and scanning.
-    case poweredOn
-    /// The controller is gone or was reset; the node retries.
-    case unavailable
-    /// The node stopped.
-    case poweredOff
 }
