@@ -8,8 +8,10 @@
 //   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
 //   Sightings     what a sighting carries that Herald and the diary both name: the payload kinds
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
+//   Exposure      published GAEN diagnosis keys matched against the diary
 //   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
 //   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
+//   AirTransport  the simulated air as an HCITransport (run-bench only)
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
 import PackageDescription
@@ -30,6 +32,7 @@ let package = Package(
         .library(name: "Herald", targets: ["Herald"]),
         .library(name: "VenueNode", targets: ["VenueNode"]),
         .library(name: "Simulation", targets: ["Simulation"]),
+        .library(name: "AirTransport", targets: ["AirTransport"]),
         .library(name: "Appliance", targets: ["Appliance"]),
     ],
     dependencies: [
@@ -49,8 +52,10 @@ let package = Package(
         .target(name: "Sightings"),
         .target(name: "Herald", dependencies: ["BLEHost", "CivilDate", "Sightings"]),
         .target(name: "VenueDiary", dependencies: ["CivilDate", "Sightings", grdb]),
-        .target(name: "Simulation", dependencies: ["BLEHost", "BLETransport", "Herald", "Sightings", "VenueDiary", "VenueNode"]),
         .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "Sightings", "VenueDiary"]),
+        .target(name: "Simulation", dependencies: ["BLEHost", "Herald", "Sightings", "VenueDiary", "VenueNode"]),
+        // The simulated air as an HCITransport, for run-bench (Benchmarks/) only.
+        .target(name: "AirTransport", dependencies: ["BLEHost", "BLETransport", "Simulation"]),
         // Exposure Notification key files matched against the diary (docs/exposure.md).
         .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto]),
@@ -69,8 +74,10 @@ let package = Package(
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
-        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "CivilDate", "Sightings", grdb]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "Sightings", "VenueDiary", "VenueNode", "BLEHost", "BLETransport"]),
+        .testTarget(name: "CivilDateTests", dependencies: ["CivilDate"]),
+        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "Sightings", grdb]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "Sightings", "VenueDiary", "VenueNode", "BLEHost"]),
+        .testTarget(name: "AirTransportTests", dependencies: ["AirTransport", "Simulation", "Herald", "BLEHost", "BLETransport"]),
         .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode", crypto]),

@@ -53,8 +53,8 @@ let package = Package(
         .executableTarget(
             name: "run-bench",
             dependencies: [
-                .product(name: "BLEHost", package: "venue-beacon"), .product(name: "Simulation", package: "venue-beacon"),
-                .product(name: "VenueDiary", package: "venue-beacon"),
+                .product(name: "AirTransport", package: "venue-beacon"), .product(name: "BLEHost", package: "venue-beacon"),
+                .product(name: "Simulation", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon"),
             ]),
     ],
     swiftLanguageModes: [.v6]

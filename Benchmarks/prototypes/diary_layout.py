@@ -1,5 +1,5 @@
-"""A measured prototype for the diary's disk-write goal (issue 6 benchmark 3; see BENCHMARKS.md,
-"Disk writes per venue hour"): a different table layout with the same SQLite settings as the
+"""A measured prototype for the diary's disk-write goal (issue 6 benchmark 3; its figures are in
+docs/benchmarks-history.md, "Disk writes per venue hour"): a different table layout with the same SQLite settings as the
 diary (WAL, synchronous = FULL, automatic checkpoints), driven by the same kind of venue as
 disk-bench (300 visits an hour for 6 hours plus walk-pasts, phones measured every second, check-in
 after 120 s, check-out after 300 s unseen). Not product code: it answers "how many bytes would this

@@ -160,7 +160,7 @@ public struct DiaryPipeline {
             keys.values[index].lastUsed = now  // in place: one lookup a measurement
             return keys.values[index].key
         }
-        let key = diary.key(for: payload.kind, payload: payload.bytes, metadata: payload.metadata)
+        let key = diary.key(for: payload.kind, payload: payload.bytes, metadata: payload.metadataBytes)
         if keys.count >= Self.maximumCachedKeys {
             dropKeys(unusedFor: 60, now: now)
             if keys.count > Self.maximumCachedKeys / 2 { keys.removeAll() }

@@ -9,14 +9,15 @@ import Herald
 ///
 /// What it adds to the policy:
 /// - every advertising report is classified and becomes ``SensorNode/advert(_:now:into:)``;
-/// - the node's connection steps become requests: connect (with the node's attempt timeout),
-///   discovery (MTU exchange, the Herald service 0xFCF6 or else the legacy one, its
-///   characteristics, the OpenTrace service when asked), read of the payload characteristic
-///   (a long read), write of the signal characteristic, disconnect; their results go back to the
-///   node. A failed discovery is a failed read, never "not Herald": only a peer that answered
-///   that it has no Herald service is one;
+/// - the node's connection steps become requests: connect (with the node's attempt timeout, which
+///   the host keeps as the attempt's one deadline and reports as `.connectTimedOut`),
+///   discovery (one host procedure: MTU exchange, the Herald service 0xFCF6 or else the legacy
+///   one, the OpenTrace service when asked, with their characteristics), read of the payload
+///   characteristic (a long read), write of the signal characteristic, disconnect; their results
+///   go back to the node. A failed discovery is a failed read, never "not Herald": only a peer
+///   that answered that it has no Herald service is one;
 /// - writes to our signal characteristic become ``SensorNode/signalWrite(_:from:addressType:now:into:)``
-///   with the writer's address from its link;
+///   with the writer's address, which the host puts in each write;
 /// - the host's state and radio become one ``RadioCondition``, for the node and for the shell.
 public struct NodeDriver: Sendable {
     public enum Input: Sendable {
@@ -41,18 +42,18 @@ public struct NodeDriver: Sendable {
 
     /// A GATT request of a session, by step.
     public enum GATTStep: Hashable, Sendable {
-        case exchangeMTU
-        case findService(BluetoothUUID)
-        case findCharacteristics(BluetoothUUID, from: UInt16, through: UInt16)
+        /// The MTU exchange, the Herald service (0xFCF6, else the legacy one) and, when asked,
+        /// the OpenTrace service, with their characteristics: one composite procedure.
+        case discover(openTrace: Bool)
         case readPayload(handle: UInt16)
         case writeSignal([UInt8], handle: UInt16)
 
         /// The client procedure that carries the step out.
         public var procedure: GATTClientProcedure {
             switch self {
-            case .exchangeMTU: return .exchangeMTU()
-            case .findService(let uuid): return .discoverPrimaryService(uuid)
-            case .findCharacteristics(_, let start, let end): return .discoverCharacteristics(from: start, through: end)
+            case .discover(let openTrace):
+                let herald = [HeraldUUIDs.service, HeraldUUIDs.legacyService]
+                return .discover(openTrace ? [herald, [InteropUUIDs.openTraceService]] : [herald])
             case .readPayload(let handle): return .read(handle)
             case .writeSignal(let value, let handle): return .write(value, to: handle)
             }
@@ -93,10 +94,6 @@ public struct NodeDriver: Sendable {
     struct Session: Sendable {
         var target: Target
         var link: HostLink?
-        /// The node gave up while connecting: a link that still comes up is dropped at once.
-        var abandoned = false
-        var wantOpenTrace = false
-        var herald: DiscoveredServices = .none
         var payloadHandle: UInt16?
         var signalHandle: UInt16?
         var openTraceHandle: UInt16?
@@ -106,8 +103,8 @@ public struct NodeDriver: Sendable {
     public let classifier: AdvertClassifier
     public private(set) var condition = RadioCondition.starting
     public private(set) var counters = Counters()
-    /// Open links by handle (ours and phones'), for the writer's address of a GATT write.
-    private(set) var links: [UInt16: HostLink] = [:]
+    /// Handles of the open links (ours and phones'), for the count.
+    private var openLinks: Set<UInt16> = []
     private(set) var sessions: [TargetID: Session] = [:]
     private var ready = false
     /// When the host last showed its thread is alive (an event or a probe answer), and when the
@@ -125,7 +122,7 @@ public struct NodeDriver: Sendable {
     private var batch: [NodeAction] = []
 
     public struct Counters: Hashable, Sendable {
-        /// GATT writes from a link the driver did not know (it closed meanwhile).
+        /// GATT writes the host reported without the writer's address (none do).
         public var writesFromUnknownLinks = 0
         /// Connection attempts and GATT requests that failed (a missing service included).
         public var failedRequests = 0
@@ -153,7 +150,7 @@ public struct NodeDriver: Sendable {
     }
 
     /// Open links, and sessions the node runs.
-    public var linkCount: Int { links.count }
+    public var linkCount: Int { openLinks.count }
     public var sessionCount: Int { sessions.count }
 
     public mutating func handle(_ input: Input, now: Double, into out: inout Output) {
@@ -187,25 +184,25 @@ public struct NodeDriver: Sendable {
 
         case .gattWrite(let write):
             guard write.characteristic.uuid == HeraldUUIDs.androidSignalCharacteristic else { return }
-            guard let link = links[write.link] else {
+            guard let address = write.peerAddress, let addressType = write.peerAddressType else {
                 counters.writesFromUnknownLinks += 1
                 return
             }
             do {
                 let signal = try SignalWrite(decoding: write.value)
-                node.signalWrite(signal, from: link.peerAddress, addressType: link.peerAddressType, now: now, into: &actions)
+                node.signalWrite(signal, from: address, addressType: addressType, now: now, into: &actions)
             } catch {
                 node.signalWriteRejected()
             }
 
         case .connected(let link):
-            links[link.handle] = link
+            openLinks.insert(link.handle)
 
         case .disconnected(let link, _):
-            links[link.handle] = nil
-            guard let (id, session) = sessions.first(where: { $0.value.link?.handle == link.handle }) else { return }
+            openLinks.remove(link.handle)
+            guard let id = sessions.first(where: { $0.value.link?.handle == link.handle })?.key else { return }
             sessions[id] = nil
-            if !session.abandoned { node.link(.disconnected, target: id, now: now, into: &actions) }
+            node.link(.disconnected, target: id, now: now, into: &actions)
 
         case .state(let state):
             switch state {
@@ -217,7 +214,7 @@ public struct NodeDriver: Sendable {
                 break  // the radio event says when advertising and scanning run
             case .recovering(let reason), .unavailable(let reason):
                 // Links and requests die with the controller session; the node forgets its sessions.
-                links = [:]
+                openLinks = []
                 sessions = [:]
                 if case .unavailable = condition {} else { node.bluetoothState(.unavailable(reason), now: now, into: &actions) }
                 change(to: .unavailable(reason), into: &out)
@@ -272,8 +269,7 @@ public struct NodeDriver: Sendable {
 
         case .discover(let target, let openTrace):
             guard let link = sessions[target.id]?.link else { return }
-            sessions[target.id]?.wantOpenTrace = openTrace
-            out.work.append(.gatt(target.id, .exchangeMTU, link))
+            out.work.append(.gatt(target.id, .discover(openTrace: openTrace), link))
 
         case .readPayload(let target, let source):
             let session = sessions[target.id]
@@ -302,10 +298,9 @@ public struct NodeDriver: Sendable {
                 node.link(.disconnected, target: target.id, now: now, into: &actions)
             } else if let link = session.link {
                 out.work.append(.disconnect(target.id, link))
-            } else {
-                // Still connecting: the node has given up (attempt timeout).
-                sessions[target.id]?.abandoned = true
             }
+            // Without a link the session is still connecting, which the node never gives up:
+            // the host ends the attempt at its deadline.
 
         case .immediateData(let target, let data):
             out.notes.append(.immediateData(target, bytes: data.count))
@@ -318,91 +313,59 @@ public struct NodeDriver: Sendable {
         guard var session = sessions[id] else { return }
         switch result {
         case .connect(.success(let link)):
-            links[link.handle] = link
+            openLinks.insert(link.handle)
             session.link = link
             sessions[id] = session
-            if session.abandoned {
-                if link.role == .peripheral { sessions[id] = nil } else { out.work.append(.disconnect(id, link)) }
-            } else {
-                node.link(.connected, target: id, now: now, into: &actions)
-            }
+            node.link(.connected, target: id, now: now, into: &actions)
 
         case .connect(.failure(let error)):
             counters.failedRequests += 1
             sessions[id] = nil
-            guard !session.abandoned else { break }
-            if case .connectionFailed(.connectionLimitExceeded) = error {
-                node.link(.connectRefused, target: id, now: now, into: &actions)
-            } else {
-                node.link(.connectFailed, target: id, now: now, into: &actions)
+            switch error {
+            case .connectionFailed(.connectionLimitExceeded): node.link(.connectRefused, target: id, now: now, into: &actions)
+            case .connectionFailed(.connectionTimeout): node.link(.connectTimedOut, target: id, now: now, into: &actions)
+            default: node.link(.connectFailed, target: id, now: now, into: &actions)
             }
 
         case .disconnect(let outcome):
             // Normally the host's disconnection event ends the session; a link already gone ends it here.
             if case .failure = outcome, sessions[id] != nil {
                 sessions[id] = nil
-                if let handle = session.link?.handle { links[handle] = nil }
-                if !session.abandoned { node.link(.disconnected, target: id, now: now, into: &actions) }
+                if let handle = session.link?.handle { openLinks.remove(handle) }
+                node.link(.disconnected, target: id, now: now, into: &actions)
             }
 
         case .gatt(let step, let outcome):
             if case .failure = outcome { counters.failedRequests += 1 }
-            gatt(step, outcome, session: &session, now: now, into: &out)
+            gatt(step, outcome, session: &session, now: now)
             if sessions[id] != nil { sessions[id] = session }
         }
     }
 
-    private mutating func gatt(
-        _ step: GATTStep, _ outcome: Result<GATTClientResult, HostError>, session: inout Session, now: Double, into out: inout Output
-    ) {
+    private mutating func gatt(_ step: GATTStep, _ outcome: Result<GATTClientResult, HostError>, session: inout Session, now: Double) {
         let id = session.target.id
-        guard let link = session.link else { return }
+        guard session.link != nil else { return }
         switch step {
-        case .exchangeMTU:
-            // A peer that refuses the exchange still talks at 23 bytes.
-            out.work.append(.gatt(id, .findService(HeraldUUIDs.service), link))
-
-        case .findService(let uuid):
-            switch outcome {
-            case .success(.services(let found)) where !found.isEmpty:
-                let service = found[0]
-                out.work.append(.gatt(id, .findCharacteristics(uuid, from: service.startHandle, through: service.endHandle), link))
-            case .success, .failure(.gatt(.serviceNotFound)):
-                if uuid == HeraldUUIDs.service {
-                    out.work.append(.gatt(id, .findService(HeraldUUIDs.legacyService), link))
-                } else if uuid == HeraldUUIDs.legacyService, session.wantOpenTrace {
-                    findOpenTrace(id, link, into: &out)
-                } else {
-                    discovered(session, now: now)
+        case .discover:
+            guard case .success(.discovered(let found)) = outcome else {
+                node.link(.readFailed, target: id, now: now, into: &actions)
+                return
+            }
+            var services = DiscoveredServices.none
+            if let herald = found.service(HeraldUUIDs.service, HeraldUUIDs.legacyService) {
+                session.payloadHandle = herald.valueHandle(of: HeraldUUIDs.payloadCharacteristic)
+                if let ios = herald.valueHandle(of: HeraldUUIDs.iosSignalCharacteristic) {
+                    session.signalHandle = ios
+                    services.signal = .ios
+                } else if let android = herald.valueHandle(of: HeraldUUIDs.androidSignalCharacteristic) {
+                    session.signalHandle = android
+                    services.signal = .android
                 }
-            case .failure:
-                node.link(.readFailed, target: id, now: now, into: &actions)
+                services.heraldPayload = session.payloadHandle != nil
             }
-
-        case .findCharacteristics(let service, _, _):
-            guard case .success(.characteristics(let characteristics)) = outcome else {
-                node.link(.readFailed, target: id, now: now, into: &actions)
-                return
-            }
-            if service == InteropUUIDs.openTraceService {
-                session.openTraceHandle = characteristics.first { $0.uuid == InteropUUIDs.openTraceCharacteristic }?.valueHandle
-                discovered(session, now: now)
-                return
-            }
-            session.payloadHandle = characteristics.first { $0.uuid == HeraldUUIDs.payloadCharacteristic }?.valueHandle
-            if let ios = characteristics.first(where: { $0.uuid == HeraldUUIDs.iosSignalCharacteristic }) {
-                session.signalHandle = ios.valueHandle
-                session.herald.signal = .ios
-            } else if let android = characteristics.first(where: { $0.uuid == HeraldUUIDs.androidSignalCharacteristic }) {
-                session.signalHandle = android.valueHandle
-                session.herald.signal = .android
-            }
-            session.herald.heraldPayload = session.payloadHandle != nil
-            if session.wantOpenTrace {
-                findOpenTrace(id, link, into: &out)
-            } else {
-                discovered(session, now: now)
-            }
+            session.openTraceHandle = found.service(InteropUUIDs.openTraceService)?.valueHandle(of: InteropUUIDs.openTraceCharacteristic)
+            services.openTrace = session.openTraceHandle != nil
+            node.link(.discovered(services), target: id, now: now, into: &actions)
 
         case .readPayload:
             if case .success(.value(let bytes)) = outcome {
@@ -414,15 +377,5 @@ public struct NodeDriver: Sendable {
         case .writeSignal:
             node.link(.signalWritten, target: id, now: now, into: &actions)
         }
-    }
-
-    private func findOpenTrace(_ id: TargetID, _ link: HostLink, into out: inout Output) {
-        out.work.append(.gatt(id, .findService(InteropUUIDs.openTraceService), link))
-    }
-
-    private mutating func discovered(_ session: Session, now: Double) {
-        var services = session.herald
-        services.openTrace = session.openTraceHandle != nil
-        node.link(.discovered(services), target: session.target.id, now: now, into: &actions)
     }
 }

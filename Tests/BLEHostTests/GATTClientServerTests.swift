@@ -89,6 +89,34 @@ import Testing
         #expect(link.count(.readBlobRequest) == 2)  // the second returns nothing
     }
 
+    /// One composite procedure: the MTU, then per group the first service the peer has and its
+    /// characteristics; a group the peer has none of is left out, not a failure.
+    @Test func compositeDiscoveryFindsTheFirstAlternativeOfEachGroup() throws {
+        var link = try Link()
+        let heartRate = BluetoothUUID(0x180D as UInt16), battery = BluetoothUUID(0x180F as UInt16)
+        let result = link.run(.discover([[heartRate, Fixture.heraldService], [Fixture.testService], [battery]]))
+        guard case .success(.discovered(let found)) = result else {
+            Issue.record("unexpected \(result)")
+            return
+        }
+        #expect(found.mtu == 517 && link.client.mtu == 517)
+        #expect(found.services.map(\.service.uuid) == [Fixture.heraldService, Fixture.testService])
+        let herald = try #require(found.service(Fixture.heraldService))
+        #expect(herald.service == GATTDiscoveredService(uuid: Fixture.heraldService, startHandle: 10, endHandle: 14))
+        #expect(herald.valueHandle(of: Fixture.payload) == 14 && herald.valueHandle(of: Fixture.signal) == 12)
+        #expect(found.service(heartRate) == nil && found.service(battery) == nil)
+        #expect(link.count(.exchangeMTURequest) == 1)
+        // Heart rate (absent), Herald, the test service, battery (absent): one request each.
+        #expect(link.count(.findByTypeValueRequest) == 4)
+
+        // Without the exchange it talks at 23 bytes; nothing found is an empty success.
+        var plain = try Link()
+        #expect(plain.run(.discover([[battery]], exchangingMTU: false)) == .success(.discovered(GATTDiscovery(mtu: 23, services: []))))
+        #expect(plain.count(.exchangeMTURequest) == 0)
+        #expect(plain.run(.discover([], exchangingMTU: false)) == .success(.discovered(GATTDiscovery(mtu: 23, services: []))))
+        #expect(plain.count(.findByTypeValueRequest) == 1)
+    }
+
     @Test func discoveryResults() throws {
         var link = try Link()
         #expect(link.run(.discoverAllPrimaryServices()) == .success(.services([

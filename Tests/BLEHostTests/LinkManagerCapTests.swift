@@ -92,7 +92,7 @@ import Testing
         // The attempt times out: connections are taken again.
         h.advance(.seconds(2))
         #expect(h.sent == [.leCreateConnectionCancel] + Self.switchToOtherType)
-        #expect(h.reported == [.connectionFailed(peer: other, addressType: .random, status: .unknownConnectionIdentifier)])
+        #expect(h.reported == [.connectionFailed(peer: other, addressType: .random, status: .connectionTimeout)])
         #expect(h.controller.takesConnections && h.manager.acceptsConnections)
     }
 

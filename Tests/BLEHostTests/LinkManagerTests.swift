@@ -198,7 +198,8 @@ import Testing
         #expect(h.sent.isEmpty)
         h.advance(.seconds(1))
         #expect(h.sent == [.leCreateConnectionCancel] + Self.scanSequence)
-        #expect(h.reported == [.connectionFailed(peer: phone, addressType: .random, status: .unknownConnectionIdentifier)])
+        // The controller answers the cancel with 0x02; the attempt is reported as what it is.
+        #expect(h.reported == [.connectionFailed(peer: phone, addressType: .random, status: .connectionTimeout)])
         #expect(h.manager.isScanning && !h.manager.isInitiating)
     }
 
@@ -214,7 +215,7 @@ import Testing
         #expect(h.reported.isEmpty)  // 0x0C on cancel: not a failure worth reporting, wait for the event
         h.controller.initiating = nil
         h.advance(.seconds(3))
-        #expect(h.reported == [.connectionFailed(peer: phone, addressType: .public, status: .unknownConnectionIdentifier)])
+        #expect(h.reported == [.connectionFailed(peer: phone, addressType: .public, status: .connectionTimeout)])
         #expect(h.sent.suffix(3) == ArraySlice(Self.scanSequence))
         #expect(resets(h.reported).isEmpty)
     }
@@ -260,20 +261,24 @@ import Testing
         #expect(h.reported == [.connectionFailed(peer: phone, addressType: .random, status: .connectionAlreadyExists)])
     }
 
-    @Test func cancelConnectForQueuedAndRunningAttempts() {
+    /// Each attempt has one deadline, the caller's, whether it is still queued behind another
+    /// or running: a queued one that expires fails without ever reaching the controller.
+    @Test func eachAttemptHasItsOwnDeadlineQueuedOrRunning() {
         var h = LinkHarness.ready()
         h.controller.connectBehaviour = .never
-        h.perform { $0.connect(to: phone, addressType: .random, now: $1, into: &$2) }
-        h.perform { $0.connect(to: other, addressType: .random, now: $1, into: &$2) }
+        h.perform { $0.connect(to: phone, addressType: .random, timeout: .seconds(5), now: $1, into: &$2) }
+        h.perform { $0.connect(to: other, addressType: .random, timeout: .seconds(3), now: $1, into: &$2) }
         h.clear()
-        h.perform { $0.cancelConnect(to: other, now: $1, into: &$2) }
-        #expect(h.reported == [.connectionFailed(peer: other, addressType: .random, status: .unknownConnectionIdentifier)])
-        #expect(h.sent.isEmpty)
+        h.advance(.seconds(2))
+        #expect(h.reported.isEmpty && h.sent.isEmpty)
+        h.advance(.seconds(1))
+        #expect(h.reported == [.connectionFailed(peer: other, addressType: .random, status: .connectionTimeout)])
+        #expect(h.sent.isEmpty)  // it never reached the controller
         h.clear()
-        h.perform { $0.cancelConnect(to: phone, now: $1, into: &$2) }
+        h.advance(.seconds(2))
         #expect(h.sent == [.leCreateConnectionCancel])
-        #expect(h.reported == [.connectionFailed(peer: phone, addressType: .random, status: .unknownConnectionIdentifier)])
-        #expect(!h.manager.isInitiating)
+        #expect(h.reported == [.connectionFailed(peer: phone, addressType: .random, status: .connectionTimeout)])
+        #expect(!h.manager.isInitiating && h.manager.nextDeadline.map { $0 > h.now } ?? true)
     }
 
     @Test func connectionCapRefusesNewAttempts() {

@@ -106,11 +106,11 @@ import Testing
         writer.record(.detect(target, time: 0), wallTime: 0)
         writer.record(.read(target, payload: p1, earlier: [], time: 0), wallTime: 1)
         #expect(writer.pendingRows == 3)  // detect, detectHerald, read
-        try writer.flush()
+        try writer.flush(now: 3)
         #expect(writer.pendingRows == 0)
         writer.record(.measure(target, rssi: -70, payload: p1, time: 0), wallTime: 2)
-        try writer.flush()
-        try writer.flush()
+        try writer.flush(now: 3)
+        try writer.flush(now: 3)
 
         let contacts = try String(contentsOfFile: directory + "/contacts.csv", encoding: .utf8)
         #expect(contacts.split(separator: "\n").map(String.init) == [
@@ -130,7 +130,50 @@ import Testing
         // A restart keeps the detection list, as Herald does.
         var restarted = HeraldLogWriter(directory: directory, deviceName: "pi", softwareVersion: "1", ownPayload: [])
         restarted.record(.read(target, payload: p2, earlier: [], time: 0), wallTime: 10)
-        try restarted.flush()
+        try restarted.flush(now: 11)
         #expect(try String(contentsOfFile: directory + "/detection.csv", encoding: .utf8) == "pi,Linux,1,,AQAAAA,AgAAAA\n")
+    }
+
+    /// One UTC day per set of files: the day's files move into a folder named after it when an
+    /// event of a later day arrives (a restart included), and a day's folder goes once its first
+    /// moment is `recording_days` old, so no row outlives the diary's visits.
+    @Test func eachDayGetsItsFolderAndFoldersGoWithRecordingDays() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-days-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let day = 86_400.0
+        let d0 = 20_000 * day  // 2024-10-04 00:00 UTC
+        func read(_ path: String) throws -> String { try String(contentsOfFile: directory + "/" + path, encoding: .utf8) }
+
+        var writer = HeraldLogWriter(directory: directory, deviceName: "pi", softwareVersion: "1", ownPayload: [], keepingDays: 2)
+        writer.record(.read(target, payload: p1, earlier: [], time: 0), wallTime: d0 + day - 1)  // 23:59:59
+        try writer.flush(now: d0 + day - 1)
+        writer.record(.read(target, payload: p2, earlier: [], time: 0), wallTime: d0 + day + 1)  // the next day
+        try writer.flush(now: d0 + day + 1)
+        #expect(try read("2024-10-04/contacts.csv").contains("2024-10-04 23:59:59.000+0000"))
+        #expect(try !read("2024-10-04/contacts.csv").contains("2024-10-05"))
+        #expect(try read("2024-10-04/detection.csv") == "pi,Linux,1,,AQAAAA\n")
+        #expect(try read("contacts.csv").split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix("2024-10-05") })
+        #expect(try read("detection.csv") == "pi,Linux,1,,AgAAAA\n")  // the new day starts afresh
+        let folderMode = try FileManager.default.attributesOfItem(atPath: directory + "/2024-10-04")[.posixPermissions] as? Int
+        #expect(folderMode == 0o700)
+        #expect(try FileManager.default.attributesOfItem(atPath: directory + "/2024-10-04/contacts.csv")[.posixPermissions] as? Int == 0o600)
+
+        // A restart two days later: the top files (2024-10-05) move into their folder at the
+        // first event of 2024-10-07; 2024-10-04 (first moment 3 days ago) and 2024-10-05 (2 days)
+        // are deleted, 2024-10-06 has no rows.
+        var restarted = HeraldLogWriter(directory: directory, deviceName: "pi", softwareVersion: "1", ownPayload: [], keepingDays: 2)
+        restarted.record(.read(target, payload: p1, earlier: [], time: 0), wallTime: d0 + 3 * day + 10)
+        #expect(restarted.expiredDays(now: d0 + 3 * day + 10, keepingDays: 2) == ["2024-10-04"])
+        try restarted.flush(now: d0 + 3 * day + 10)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        #expect(names == ["contacts.csv", "detection.csv", "statistics.csv"])
+        #expect(try read("contacts.csv").split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix("2024-10-07") })
+
+        // Kept forever without a limit.
+        var forever = HeraldLogWriter(directory: directory, deviceName: "pi", softwareVersion: "1", ownPayload: [])
+        forever.record(.read(target, payload: p2, earlier: [], time: 0), wallTime: d0 + 4 * day)
+        try forever.flush(now: d0 + 400 * day)
+        #expect(FileManager.default.fileExists(atPath: directory + "/2024-10-07/contacts.csv"))
     }
 }

@@ -7,7 +7,9 @@ import Testing
 /// The host's own link manager (init sequence, advertising, scanning, connecting) against the
 /// node's virtual controller: the air must be a controller the unchanged host works with. The
 /// loop here only carries packets and time, as a runtime would; all decisions are the link
-/// manager's.
+/// manager's. It tests the air as much as the link manager, and needs the simulated air, so it
+/// lives here: `BLEHostTests` tests `BLEHost` alone, and `Simulation` is built on top of it.
+/// `LinkManager`'s own tests are in `BLEHostTests` (`LinkManagerTests`, `LinkManagerCapTests`).
 @Suite struct LinkManagerOnAirTests {
     struct Harness {
         var air: Air
@@ -106,8 +108,9 @@ import Testing
         let last = try #require(h.reports.last?.report)
         h.manager.connect(to: last.address, addressType: last.addressType, now: h.now, into: &h.actions)
         h.run(until: 30)
-        // The link manager gave up after its 12 s connect timeout and cancelled: 0x02.
-        #expect(h.failed == [.unknownConnectionIdentifier])
+        // The link manager gave up at the attempt's deadline (12 s by default) and cancelled;
+        // the controller's 0x02 is reported as the timeout it is.
+        #expect(h.failed == [.connectionTimeout])
         #expect(h.air.counters.connectionsCancelled == 1)
         #expect(h.air.controller.initiating == nil && h.air.controller.scanning)
         #expect(h.resets == 0)

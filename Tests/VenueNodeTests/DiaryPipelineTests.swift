@@ -115,7 +115,7 @@ import VenueDiary
         p.handle(.measure(after, rssi: -61, payload: Self.herald(9), time: 9), wallOffset: offset)
         // A GAEN identifier with the same bytes is another identity.
         let gaen = Self.target(3)
-        let rpi = SensorPayload(kind: .gaen, bytes: Array(0..<16), metadata: [0x40, 0x08, 0, 0])
+        let rpi = SensorPayload(kind: .gaen, bytes: Array(0..<16), metadata: 0x4008_0000)
         p.handle(.read(gaen, payload: rpi, earlier: [], time: 0), wallOffset: offset)
         p.handle(.measure(gaen, rssi: -70, payload: SensorPayload(kind: .gaen, bytes: Array(0..<16)), time: 9), wallOffset: offset)
         _ = try run(&p, from: 0, to: 10)

@@ -25,6 +25,16 @@ import Testing
         GATTDiscoveredCharacteristic(uuid: HeraldUUIDs.payloadCharacteristic, properties: .read, declarationHandle: 12, valueHandle: 13),
     ]
 
+    /// What the host's discovery procedure reports for a Herald Android phone (handles 9–13),
+    /// or for a peer without any of the services asked for.
+    static func discovered(_ service: BluetoothUUID? = HeraldUUIDs.service, mtu: Int = 517) -> GATTClientResult {
+        guard let service else { return .discovered(GATTDiscovery(mtu: mtu, services: [])) }
+        return .discovered(GATTDiscovery(mtu: mtu, services: [
+            GATTDiscovery.Service(
+                service: GATTDiscoveredService(uuid: service, startHandle: 9, endHandle: 13), characteristics: signalCharacteristics)
+        ]))
+    }
+
     mutating func feed(_ input: NodeDriver.Input) -> NodeDriver.Output {
         out.removeAll()
         driver.handle(input, now: now, into: &out)
@@ -67,13 +77,8 @@ import Testing
     @Test mutating func anAndroidPhoneIsConnectedDiscoveredReadAndLeft() throws {
         let id = try connectAndroid()
         var work = onlyWork(feed(.result(id, .connect(.success(Self.centralLink)))))
-        #expect(step(work) == .exchangeMTU)
-        work = onlyWork(feed(.result(id, .gatt(.exchangeMTU, .success(.mtu(517))))))
-        #expect(step(work) == .findService(HeraldUUIDs.service))
-        let service = GATTDiscoveredService(uuid: HeraldUUIDs.service, startHandle: 9, endHandle: 13)
-        work = onlyWork(feed(.result(id, .gatt(.findService(HeraldUUIDs.service), .success(.services([service]))))))
-        #expect(step(work) == .findCharacteristics(HeraldUUIDs.service, from: 9, through: 13))
-        work = onlyWork(feed(.result(id, .gatt(.findCharacteristics(HeraldUUIDs.service, from: 9, through: 13), .success(.characteristics(Self.signalCharacteristics))))))
+        #expect(step(work) == .discover(openTrace: false))  // one host procedure
+        work = onlyWork(feed(.result(id, .gatt(.discover(openTrace: false), .success(Self.discovered())))))
         #expect(step(work) == .readPayload(handle: 13))
         let read = feed(.result(id, .gatt(.readPayload(handle: 13), .success(.value(Self.payload)))))
         guard case .read(_, let payload, let earlier, _)? = read.events.first else {
@@ -118,15 +123,11 @@ import Testing
         #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
     }
 
-    @Test mutating func theLegacyServiceIsTriedWhenFCF6IsMissing() throws {
+    @Test mutating func aPhoneWithTheLegacyServiceIsReadThroughIt() throws {
         let id = try connectAndroid()
         _ = feed(.result(id, .connect(.success(Self.centralLink))))
-        _ = feed(.result(id, .gatt(.exchangeMTU, .failure(.gatt(.att(.requestNotSupported, request: .exchangeMTURequest, handle: 0))))))
-        let work = onlyWork(feed(.result(id, .gatt(.findService(HeraldUUIDs.service), .failure(.gatt(.serviceNotFound(HeraldUUIDs.service)))))))
-        #expect(step(work) == .findService(HeraldUUIDs.legacyService))
-        let legacy = GATTDiscoveredService(uuid: HeraldUUIDs.legacyService, startHandle: 20, endHandle: 30)
-        #expect(step(onlyWork(feed(.result(id, .gatt(.findService(HeraldUUIDs.legacyService), .success(.services([legacy])))))))
-            == .findCharacteristics(HeraldUUIDs.legacyService, from: 20, through: 30))
+        let work = onlyWork(feed(.result(id, .gatt(.discover(openTrace: false), .success(Self.discovered(HeraldUUIDs.legacyService, mtu: 23))))))
+        #expect(step(work) == .readPayload(handle: 13))
     }
 
     @Test mutating func anAppleDeviceWithoutHeraldIsLeftForGoodButALostLinkIsNotProof() throws {
@@ -137,9 +138,8 @@ import Testing
             return
         }
         _ = feed(.result(id, .connect(.success(Self.centralLink))))
-        _ = feed(.result(id, .gatt(.exchangeMTU, .success(.mtu(185)))))
         // The link dies during discovery: a failed session, retried after the backoff.
-        let lost = feed(.result(id, .gatt(.findService(HeraldUUIDs.service), .failure(.sessionEnded("reset")))))
+        let lost = feed(.result(id, .gatt(.discover(openTrace: false), .failure(.sessionEnded("reset")))))
         guard case .disconnect? = onlyWork(lost) else {
             Issue.record("unexpected result")
             return
@@ -153,9 +153,8 @@ import Testing
             return
         }
         _ = feed(.result(id, .connect(.success(Self.centralLink))))
-        _ = feed(.result(id, .gatt(.exchangeMTU, .success(.mtu(185)))))
-        _ = feed(.result(id, .gatt(.findService(HeraldUUIDs.service), .failure(.gatt(.serviceNotFound(HeraldUUIDs.service))))))
-        let none = feed(.result(id, .gatt(.findService(HeraldUUIDs.legacyService), .failure(.gatt(.serviceNotFound(HeraldUUIDs.legacyService))))))
+        // It answered that it has neither Herald service: not Herald.
+        let none = feed(.result(id, .gatt(.discover(openTrace: false), .success(Self.discovered(nil, mtu: 185)))))
         guard case .disconnect? = onlyWork(none) else {
             Issue.record("unexpected result")
             return
@@ -167,23 +166,30 @@ import Testing
         #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
     }
 
-    @Test mutating func signalWritesComeFromTheWritersLink() throws {
+    @Test mutating func signalWritesComeFromTheWriter() throws {
         let database = try VenueBeaconIdentity(beacon: BeaconPayload(country: 1, state: 2, code: 3, name: "x"), legacyService: false).database()
         let signal = try #require(database.characteristic(service: HeraldUUIDs.service, uuid: HeraldUUIDs.androidSignalCharacteristic))
         let phoneLink = HostLink(handle: 0x41, peerAddress: Self.phone, peerAddressType: .random, role: .peripheral)
         _ = feed(.host(.connected(phoneLink)))
+        #expect(driver.linkCount == 1)
+        func write(_ value: [UInt8]) -> GATTWrite {
+            GATTWrite(link: 0x41, characteristic: signal, value: value, withResponse: true, peerAddress: Self.phone, peerAddressType: .random)
+        }
         let payloadWrite = try SignalWrite.payload(Self.payload).encoded()
-        let first = feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: payloadWrite, withResponse: true))))
+        let first = feed(.host(.gattWrite(write(payloadWrite))))
         #expect(first.events.map(Self.name) == ["detect", "read", "measure"])
+        guard case .detect(let target, _)? = first.events.first else { return }
+        #expect(target.address == Self.phone && target.addressType == .random)
         now = 1
-        let rssi = feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: [0x02, 0xC4, 0xFF], withResponse: true))))
+        let rssi = feed(.host(.gattWrite(write([0x02, 0xC4, 0xFF]))))
         guard case .measure(_, -60, let payload?, _, 1)? = rssi.events.first else {
             Issue.record("expected a measure at -60 dBm with the payload, got \(rssi.events)")
             return
         }
         #expect(payload.bytes == Self.payload)
-        // A write from a link that closed meanwhile has no writer: counted, not guessed.
+        // A write without its writer (the host always names it) is counted, not guessed.
         _ = feed(.host(.disconnected(phoneLink, reason: .remoteUserTerminated)))
+        #expect(driver.linkCount == 0)
         #expect(feed(.host(.gattWrite(GATTWrite(link: 0x41, characteristic: signal, value: [0x02, 0xC4, 0xFF], withResponse: true)))).events.isEmpty)
         #expect(driver.counters.writesFromUnknownLinks == 1)
         // Writes the gate answered with 0x0D reach the node's counters through the tick.
@@ -192,28 +198,35 @@ import Testing
         #expect(driver.node.counters.signalWritesRejected == 3)
     }
 
-    @Test mutating func anAbandonedAttemptsLinkIsDroppedAndABorrowedLinkIsKept() throws {
+    /// The attempt's one deadline is the host's: the node keeps no timer of its own, so a link
+    /// that comes up late is used, and the host's timeout backs the phone off like any failure.
+    @Test mutating func theHostsDeadlineEndsAnAttemptAndABorrowedLinkIsKept() throws {
         let id = try connectAndroid()
-        now = 14  // past the 12 s attempt timeout: the node gives up
-        _ = feed(.tick(rejectedWrites: 0))
+        now = 14  // past the 12 s attempt timeout: the node leaves it to the host
+        #expect(feed(.tick(rejectedWrites: 0)).work.isEmpty)
         let late = feed(.result(id, .connect(.success(Self.centralLink))))
-        guard case .disconnect(id, Self.centralLink)? = onlyWork(late) else {
-            Issue.record("unexpected result")
+        guard case .gatt(id, .discover(openTrace: false), Self.centralLink)? = onlyWork(late) else {
+            Issue.record("unexpected result \(late.work)")
             return
         }
-        #expect(late.events.isEmpty)
         _ = feed(.host(.disconnected(Self.centralLink, reason: .remoteUserTerminated)))
         #expect(driver.sessionCount == 0)
+
+        // The host's timeout is the node's connection timeout: counted, the phone backed off.
+        var timedOut = try NodeDriverTests()
+        let timedOutID = try timedOut.connectAndroid()
+        timedOut.now = 13
+        _ = timedOut.feed(.result(timedOutID, .connect(.failure(.connectionFailed(.connectionTimeout)))))
+        #expect(timedOut.driver.node.counters.connectionTimeouts == 1 && timedOut.driver.sessionCount == 0)
+        timedOut.now = 14
+        #expect(timedOut.feed(.tick(rejectedWrites: 0)).work.isEmpty)
 
         // The phone had connected to us already: the host lends us its link; we leave it up.
         var other = try NodeDriverTests()
         let otherID = try other.connectAndroid()
         let borrowed = HostLink(handle: 0x42, peerAddress: Self.phone, peerAddressType: .random, role: .peripheral)
         _ = other.feed(.result(otherID, .connect(.success(borrowed))))
-        _ = other.feed(.result(otherID, .gatt(.exchangeMTU, .success(.mtu(23)))))
-        let service = GATTDiscoveredService(uuid: HeraldUUIDs.service, startHandle: 9, endHandle: 13)
-        _ = other.feed(.result(otherID, .gatt(.findService(HeraldUUIDs.service), .success(.services([service])))))
-        _ = other.feed(.result(otherID, .gatt(.findCharacteristics(HeraldUUIDs.service, from: 9, through: 13), .success(.characteristics(Self.signalCharacteristics)))))
+        _ = other.feed(.result(otherID, .gatt(.discover(openTrace: false), .success(Self.discovered(mtu: 23)))))
         let read = other.feed(.result(otherID, .gatt(.readPayload(handle: 13), .success(.value(Self.payload)))))
         #expect(read.work.isEmpty)
         #expect(other.driver.sessionCount == 0)
@@ -252,7 +265,7 @@ import Testing
         _ = feed(.host(.state(.recovering("hardware error"))))
         #expect(driver.sessionCount == 0 && driver.linkCount == 0)
         // Results of requests from the old session are ignored.
-        #expect(feed(.result(id, .gatt(.exchangeMTU, .failure(.sessionEnded("hardware error"))))).work.isEmpty)
+        #expect(feed(.result(id, .gatt(.discover(openTrace: false), .failure(.sessionEnded("hardware error"))))).work.isEmpty)
     }
 
     @Test mutating func aQuietHostIsProbedAndAStalledOneStopsBeingResponsive() {

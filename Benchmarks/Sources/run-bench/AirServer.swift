@@ -1,3 +1,4 @@
+import AirTransport
 import BLEHost
 import Foundation
 import Glibc

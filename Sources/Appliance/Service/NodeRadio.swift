@@ -123,35 +123,10 @@ struct NodeRadio: Sendable {
     }
 
     private func perform(_ work: NodeDriver.HostWork) async -> NodeDriver.Input? {
-        switch work {
-        case .probe:
-            // Any answer, a failure included, comes from the host's thread: it turns. Only
-            // "not running" is said without it (the host has stopped).
-            do {
-                _ = try await host.controllerInfo()
-            } catch .notRunning {
-                return nil
-            } catch {}
-            return .probeAnswered
-        case .connect(let id, let address, let type, let timeout):
-            do {
-                return .result(id, .connect(.success(try await host.connect(to: address, type: type, timeout: timeout))))
-            } catch {
-                return .result(id, .connect(.failure(error)))
-            }
-        case .gatt(let id, let step, let link):
-            do {
-                return .result(id, .gatt(step, .success(try await host.gatt(step.procedure, on: link))))
-            } catch {
-                return .result(id, .gatt(step, .failure(error)))
-            }
-        case .disconnect(let id, let link):
-            do {
-                try await host.disconnect(link)
-                return .result(id, .disconnect(.success(())))
-            } catch {
-                return .result(id, .disconnect(.failure(error)))
-            }
+        do {
+            return work.input(for: .success(try await host.perform(work.request)))
+        } catch {
+            return work.input(for: .failure(error))
         }
     }
 

@@ -63,10 +63,14 @@ public struct NodeService: Sendable {
         let recorder = Recorder(
             options: Recorder.Options(
                 diaryPath: settings.diary.path, diarySettings: setup.diary, flushPolicy: settings.diaryFlushPolicy,
-                heraldLogs: settings.herald.logDirectory.map { directory in
-                    HeraldLogWriter(
-                        directory: directory, deviceName: settings.venue.name, softwareVersion: ProductVersion.string,
-                        ownPayload: identity.payload)
+                // The logs name phones with times: kept no longer than the diary's visits, and not
+                // written at all when nothing is recorded.
+                heraldLogs: settings.herald.logDirectory.flatMap { directory in
+                    setup.diary.isRecording
+                        ? HeraldLogWriter(
+                            directory: directory, deviceName: settings.venue.name, softwareVersion: ProductVersion.string,
+                            ownPayload: identity.payload, keepingDays: setup.diary.recordingDays)
+                        : nil
                 }),
             clock: clock, hooks: hooks, logger: logger)
         let radio = NodeRadio(

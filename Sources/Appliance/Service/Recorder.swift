@@ -217,7 +217,7 @@ final class Recorder: Sendable {
                     // Damaged under the service (a failing SD card): never write into it again.
                     inbox.withLock { $0.stopping = true }
                     for waiter in inbox.withLock({ $0.flushWaiters }) { waiter.resume() }
-                    flush(&heraldLogs, failing: &logsFailing)
+                    flush(&heraldLogs, now: now(), failing: &logsFailing)
                     return .failure(diaryError)
                 }
                 // The changes stay queued and are written at the next tick that succeeds.
@@ -234,7 +234,7 @@ final class Recorder: Sendable {
             }
             if heraldLogs != nil, steady >= nextLogFlush {
                 nextLogFlush = steady + 10
-                flush(&heraldLogs, failing: &logsFailing)
+                flush(&heraldLogs, now: now(), failing: &logsFailing)
             }
         }
 
@@ -247,13 +247,13 @@ final class Recorder: Sendable {
             logger.error("cannot write the diary at shutdown: \(error)")
             result = .failure(error)
         }
-        flush(&heraldLogs, failing: &logsFailing)
+        flush(&heraldLogs, now: now(), failing: &logsFailing)
         return result
     }
 
-    private func flush(_ logs: inout HeraldLogWriter?, failing: inout Bool) {
+    private func flush(_ logs: inout HeraldLogWriter?, now: Double, failing: inout Bool) {
         do {
-            try logs?.flush()
+            try logs?.flush(now: now)
             failing = false
         } catch {
             if !failing { logger.error("cannot write the Herald logs: \(error)") }

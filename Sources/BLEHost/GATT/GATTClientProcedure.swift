@@ -14,6 +14,36 @@ public struct GATTClientProcedure: Sendable {
         case read(BluetoothUUID)
         case write(BluetoothUUID, [UInt8])
         case subscribe(GATTClientConfiguration)
+        /// A composite discovery (``discover(_:exchangingMTU:)``) and how far it got.
+        case discover(Discovery)
+    }
+
+    /// The state of a composite discovery: the groups of alternative services still to look
+    /// for, the service whose characteristics are being read, and what was found.
+    private struct Discovery: Hashable, Sendable {
+        var groups: [[BluetoothUUID]]
+        /// The group and the alternative within it being looked for.
+        var group = 0
+        var alternative = 0
+        var service: GATTDiscoveredService?
+        var result: GATTDiscovery
+
+        /// The service to look for next, if any.
+        var wanted: BluetoothUUID? {
+            group < groups.count && alternative < groups[group].count ? groups[group][alternative] : nil
+        }
+
+        /// The wanted service is not on the peer: its next alternative, else the next group.
+        mutating func notFound() {
+            alternative += 1
+            if alternative >= groups[group].count { nextGroup() }
+        }
+
+        mutating func nextGroup() {
+            group += 1
+            alternative = 0
+            service = nil
+        }
     }
 
     private enum Phase: Hashable, Sendable {
@@ -36,7 +66,7 @@ public struct GATTClientProcedure: Sendable {
     }
 
     private var phase: Phase
-    private let goal: Goal
+    private var goal: Goal
 
     private static let declarationTypes: Set<BluetoothUUID> = [
         GATTUUID.primaryService, GATTUUID.secondaryService, GATTUUID.include, GATTUUID.characteristic,
@@ -106,6 +136,21 @@ public struct GATTClientProcedure: Sendable {
         Self(.findServiceByValue(service), goal: .read(characteristic))
     }
 
+    /// Discovery in one procedure, as a client that knows what it looks for does it: an MTU
+    /// exchange first (when asked; a peer that refuses it talks at 23 bytes), then for each group
+    /// of `services` the first alternative the peer has (Find By Type Value, as
+    /// ``discoverPrimaryService(_:)``) and that service's characteristics. A group none of whose
+    /// services the peer has is left out of the result, which is not a failure; an ATT error
+    /// other than "not found", a malformed response, a timeout or the link closing fails it.
+    /// What the Herald node does with a phone: `[[0xFCF6, legacy]]`, plus `[OpenTrace]` when it
+    /// also reads OpenTrace.
+    public static func discover(_ services: [[BluetoothUUID]], exchangingMTU: Bool = true) -> Self {
+        let discovery = Discovery(groups: services.filter { !$0.isEmpty }, result: GATTDiscovery(mtu: ATTBearer.defaultMTU, services: []))
+        let goal = Goal.discover(discovery)
+        if exchangingMTU { return Self(.exchangeMTU(clientRxMTU: ATTBearer.maximumMTU), goal: goal) }
+        return Self(.findServiceByValue(discovery.wanted ?? GATTUUID.primaryService), goal: goal)
+    }
+
     /// Discover service `service`, find characteristic `characteristic` in it and write `value`
     /// to it with response (long values with prepared writes).
     public static func writeCharacteristic(
@@ -118,7 +163,12 @@ public struct GATTClientProcedure: Sendable {
 
     /// The first request (or an immediate result).
     mutating func start(mtu: Int) -> Step {
-        enter(phase, mtu: mtu)
+        if case .discover(var discovery) = goal {
+            discovery.result.mtu = mtu
+            goal = .discover(discovery)
+            if case .findServiceByValue = phase { return nextService(discovery, mtu: mtu) }
+        }
+        return enter(phase, mtu: mtu)
     }
 
     /// Consumes the response (or Error Response) to the last request sent.
@@ -126,7 +176,12 @@ public struct GATTClientProcedure: Sendable {
         if case .errorResponse(let error) = response { return receiveError(error, mtu: mtu) }
         switch (phase, response) {
         case (.exchangeMTU(let rx), .exchangeMTUResponse(let r)):
-            return .finished(.success(.mtu(ATTBearer.effectiveMTU(rx, Int(r.serverRxMTU)))))
+            let effective = ATTBearer.effectiveMTU(rx, Int(r.serverRxMTU))
+            if case .discover(var discovery) = goal {
+                discovery.result.mtu = effective
+                return nextService(discovery, mtu: effective)
+            }
+            return .finished(.success(.mtu(effective)))
 
         case (.findServiceByValue(let uuid), .findByTypeValueResponse(let r)):
             guard let first = r.entries.first, first.groupEndHandle >= first.foundHandle, first.foundHandle != 0 else {
@@ -146,7 +201,7 @@ public struct GATTClientProcedure: Sendable {
                 found.append(service)
                 last = entry.groupEndHandle
             }
-            guard last < 0xFFFF else { return servicesDone(target, found) }
+            guard last < 0xFFFF else { return servicesDone(target, found, mtu: mtu) }
             return enter(.findServiceByGroup(target: target, next: last + 1, found: found), mtu: mtu)
 
         case (.findCharacteristics(let next, let end, var found), .readByTypeResponse(let r)):
@@ -214,13 +269,25 @@ public struct GATTClientProcedure: Sendable {
 
     private mutating func receiveError(_ error: ATTErrorResponse, mtu: Int) -> Step {
         let failure = GATTClientError.att(error.error, request: error.requestOpcode, handle: error.handle)
+        if case .discover(var discovery) = goal {
+            switch (phase, error.error) {
+            case (.exchangeMTU, _):
+                // A peer that refuses the exchange still talks at 23 bytes.
+                return nextService(discovery, mtu: mtu)
+            case (.findServiceByValue, .attributeNotFound), (.findServiceByGroup, .attributeNotFound):
+                discovery.notFound()
+                return nextService(discovery, mtu: mtu)
+            default:
+                break
+            }
+        }
         switch (phase, error.error) {
         case (.findServiceByValue(let uuid), .requestNotSupported):
             return enter(.findServiceByGroup(target: uuid, next: 0x0001, found: []), mtu: mtu)
         case (.findServiceByValue(let uuid), .attributeNotFound):
             return .finished(.failure(.serviceNotFound(uuid)))
         case (.findServiceByGroup(let target, _, let found), .attributeNotFound):
-            return servicesDone(target, found)
+            return servicesDone(target, found, mtu: mtu)
         case (.findCharacteristics(_, _, let found), .attributeNotFound):
             return characteristicsDone(found)
         case (.findDescriptors(_, _, let found), .attributeNotFound):
@@ -295,21 +362,43 @@ public struct GATTClientProcedure: Sendable {
         switch goal {
         case .report, .subscribe:
             return .finished(.success(.services([service])))
+        case .discover(var discovery):
+            discovery.service = service
+            goal = .discover(discovery)
+            return enter(.findCharacteristics(next: service.startHandle, end: service.endHandle, found: []), mtu: mtu)
         case .read, .write:
             return enter(.findCharacteristics(next: service.startHandle, end: service.endHandle, found: []), mtu: mtu)
         }
     }
 
-    private func servicesDone(_ target: BluetoothUUID?, _ found: [GATTDiscoveredService]) -> Step {
+    private mutating func servicesDone(_ target: BluetoothUUID?, _ found: [GATTDiscoveredService], mtu: Int) -> Step {
+        if case .discover(var discovery) = goal {
+            // Read By Group Type (the peer does not support Find By Type Value) ran to the end.
+            discovery.notFound()
+            return nextService(discovery, mtu: mtu)
+        }
         if let target { return .finished(.failure(.serviceNotFound(target))) }
         return .finished(.success(.services(found)))
     }
 
-    private func characteristicsDone(_ found: [GATTDiscoveredCharacteristic]) -> Step {
+    private mutating func characteristicsDone(_ found: [GATTDiscoveredCharacteristic]) -> Step {
         switch goal {
         case .read(let uuid), .write(let uuid, _): return .finished(.failure(.characteristicNotFound(uuid)))
         case .report, .subscribe: return .finished(.success(.characteristics(found)))
+        case .discover(var discovery):
+            if let service = discovery.service {
+                discovery.result.services.append(GATTDiscovery.Service(service: service, characteristics: found))
+            }
+            discovery.nextGroup()
+            return nextService(discovery, mtu: discovery.result.mtu)
         }
+    }
+
+    /// A composite discovery goes on with the next service it looks for, or finishes.
+    private mutating func nextService(_ discovery: Discovery, mtu: Int) -> Step {
+        goal = .discover(discovery)
+        guard let wanted = discovery.wanted else { return .finished(.success(.discovered(discovery.result))) }
+        return enter(.findServiceByValue(wanted), mtu: mtu)
     }
 
     private mutating func descriptorsDone(_ found: [GATTDiscoveredDescriptor], mtu: Int) -> Step {

@@ -37,6 +37,39 @@ public struct GATTDiscoveredDescriptor: Hashable, Sendable {
     }
 }
 
+/// What a composite discovery (``GATTClientProcedure/discover(_:exchangingMTU:)``) found: the
+/// ATT_MTU in force and, for each group of services it looked for, the one the peer has with its
+/// characteristics, in the order asked.
+public struct GATTDiscovery: Hashable, Sendable {
+    public struct Service: Hashable, Sendable {
+        public var service: GATTDiscoveredService
+        public var characteristics: [GATTDiscoveredCharacteristic]
+
+        public init(service: GATTDiscoveredService, characteristics: [GATTDiscoveredCharacteristic]) {
+            self.service = service
+            self.characteristics = characteristics
+        }
+
+        /// The value handle of the characteristic `uuid`, if the service has it.
+        public func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
+            characteristics.first { $0.uuid == uuid }?.valueHandle
+        }
+    }
+
+    public var mtu: Int
+    public var services: [Service]
+
+    public init(mtu: Int, services: [Service]) {
+        self.mtu = mtu
+        self.services = services
+    }
+
+    /// The service found among `uuids`, if any.
+    public func service(_ uuids: BluetoothUUID...) -> Service? {
+        services.first { uuids.contains($0.service.uuid) }
+    }
+}
+
 /// What a successful client procedure yields.
 public enum GATTClientResult: Hashable, Sendable {
     /// The ATT_MTU now in force.
@@ -47,6 +80,8 @@ public enum GATTClientResult: Hashable, Sendable {
     /// A whole value (long values assembled from Read Blob parts).
     case value([UInt8])
     case written
+    /// A composite discovery's findings.
+    case discovered(GATTDiscovery)
 }
 
 /// Why a client procedure failed.

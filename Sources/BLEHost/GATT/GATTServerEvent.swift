@@ -8,12 +8,21 @@ public struct GATTWrite: Hashable, Sendable {
     public var value: [UInt8]
     /// Write Request or Execute Write (true), or Write Command (false).
     public var withResponse: Bool
+    /// Who wrote: the peer of the link. The host sets it on every write it reports (a GATT
+    /// server knows only its link's handle), so the application needs no table of links.
+    public var peerAddress: BluetoothAddress?
+    public var peerAddressType: AddressType?
 
-    public init(link: UInt16, characteristic: GATTCharacteristic, value: [UInt8], withResponse: Bool) {
+    public init(
+        link: UInt16, characteristic: GATTCharacteristic, value: [UInt8], withResponse: Bool, peerAddress: BluetoothAddress? = nil,
+        peerAddressType: AddressType? = nil
+    ) {
         self.link = link
         self.characteristic = characteristic
         self.value = value
         self.withResponse = withResponse
+        self.peerAddress = peerAddress
+        self.peerAddressType = peerAddressType
     }
 }
 

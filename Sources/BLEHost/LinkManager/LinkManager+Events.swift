@@ -42,7 +42,11 @@ extension LinkManager {
 
     private mutating func connectionComplete(_ complete: LEConnectionComplete, now: ContinuousClock.Instant, into actions: inout [Action]) {
         guard complete.status.isSuccess else {
-            if let peer = initiatingPeer {
+            if case .cancelling(let peer, _) = initiating {
+                // 0x02 answers the cancel sent at the attempt's deadline.
+                endAttempt(peer, status: .connectionTimeout, into: &actions)
+                reconcile(now: now, into: &actions)
+            } else if let peer = initiatingPeer {
                 endAttempt(peer, status: complete.status, into: &actions)
                 reconcile(now: now, into: &actions)
             } else if complete.status == .advertisingTimeout {

@@ -3,14 +3,21 @@ extension LinkManager {
     /// none is outstanding. Order: connection timeout, random address, connection attempts
     /// (which need scanning off), scanning, advertising.
     mutating func reconcile(now: ContinuousClock.Instant, into actions: inout [Action]) {
+        // Queued attempts whose deadline passed before their turn.
+        if connectQueue.contains(where: { now >= $0.deadline }) {
+            for attempt in connectQueue where now >= attempt.deadline {
+                actions.append(.connectionFailed(peer: attempt.peer.address, addressType: attempt.peer.type, status: .connectionTimeout))
+            }
+            connectQueue.removeAll { now >= $0.deadline }
+        }
         guard case .ready = phase else { return }
-        if case .creating(let peer, let deadline) = initiating, now >= deadline, radioBusy != .createConnection {
-            initiating = .cancelling(peer, deadline: now + configuration.commandTimeout)
+        if case .creating(let attempt) = initiating, now >= attempt.deadline, radioBusy != .createConnection {
+            initiating = .cancelling(attempt.peer, answerBy: now + configuration.commandTimeout)
             sendRadio(LECreateConnectionCancel(), .cancelConnection, now: now, into: &actions, exclusive: false)
         }
-        if case .cancelling(let peer, let deadline) = initiating, now >= deadline {
+        if case .cancelling(let peer, let answerBy) = initiating, now >= answerBy {
             // No LE Connection Complete after the cancel: the attempt is over all the same.
-            endAttempt(peer, status: .unknownConnectionIdentifier, into: &actions)
+            endAttempt(peer, status: .connectionTimeout, into: &actions)
         }
         guard radioBusy == nil else { return }
         if let retry = retryAt {
@@ -62,8 +69,8 @@ extension LinkManager {
     private mutating func nextConnectionStep(now: ContinuousClock.Instant, into actions: inout [Action]) -> Bool {
         guard !isInitiating, !connectQueue.isEmpty else { return false }
         if links.count + refusedLinks.count >= configuration.maximumConnections {
-            for peer in connectQueue {
-                actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .connectionLimitExceeded))
+            for attempt in connectQueue {
+                actions.append(.connectionFailed(peer: attempt.peer.address, addressType: attempt.peer.type, status: .connectionLimitExceeded))
             }
             connectQueue.removeAll()
             return false
@@ -77,11 +84,11 @@ extension LinkManager {
             sendRadio(LESetScanEnable(false), .scanDisable, now: now, into: &actions)
             return true
         }
-        let peer = connectQueue.removeFirst()
+        let attempt = connectQueue.removeFirst()
         createdWhileScanning = isScanning
-        initiating = .creating(peer, deadline: now + configuration.connectTimeout)
+        initiating = .creating(attempt)
         let command = LECreateConnection(
-            peerAddress: peer.address, peerAddressType: peer.type, ownAddressType: configuration.ownAddressType,
+            peerAddress: attempt.peer.address, peerAddressType: attempt.peer.type, ownAddressType: configuration.ownAddressType,
             scanInterval: configuration.initiatorScanInterval, scanWindow: configuration.initiatorScanWindow,
             connection: configuration.connectionParameters)
         sendRadio(command, .createConnection, now: now, into: &actions)
@@ -194,12 +201,12 @@ extension LinkManager {
 
         if failed {
             actions.append(.commandFailed(opcode, status))
-            if step == .createConnection, disallowed, createdWhileScanning, let peer = initiatingPeer {
+            if step == .createConnection, disallowed, createdWhileScanning, case .creating(let attempt) = initiating {
                 // It cannot initiate while scanning after all: from now on scanning stops for
-                // each attempt, and this one is made again that way.
+                // each attempt, and this one is made again that way (within its deadline).
                 initiatingNeedsScanningOff = true
                 initiating = .idle
-                connectQueue.insert(peer, at: 0)
+                connectQueue.insert(attempt, at: 0)
             } else if step == .createConnection {
                 if let peer = initiatingPeer { endAttempt(peer, status: status, into: &actions) }
             } else if step != .cancelConnection {

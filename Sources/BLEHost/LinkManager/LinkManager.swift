@@ -55,10 +55,19 @@ public struct LinkManager: Sendable {
         var type: AddressType
     }
 
+    /// A connection attempt and the one deadline it has, from the caller's request: queued or
+    /// running, it is given up then and reported as a connection timeout (0x08).
+    struct Attempt: Sendable {
+        var peer: Peer
+        var deadline: ContinuousClock.Instant
+    }
+
     enum Initiating: Sendable {
         case idle
-        case creating(Peer, deadline: ContinuousClock.Instant)
-        case cancelling(Peer, deadline: ContinuousClock.Instant)
+        case creating(Attempt)
+        /// The attempt's deadline passed and LE Create Connection Cancel went out; `answerBy`
+        /// bounds the wait for the controller's LE Connection Complete.
+        case cancelling(Peer, answerBy: ContinuousClock.Instant)
     }
 
     /// Advertising steps still to do before it may be enabled.
@@ -87,7 +96,7 @@ public struct LinkManager: Sendable {
     // What the application wants.
     public private(set) var desiredAdvertising: AdvertisingConfiguration?
     public private(set) var desiredScanning: LESetScanParameters?
-    var connectQueue: [Peer] = []
+    var connectQueue: [Attempt] = []
 
     // What the controller is believed to do.
     public internal(set) var links: [UInt16: LELink] = [:]
@@ -142,8 +151,10 @@ public struct LinkManager: Sendable {
         consider(retryAt)
         switch initiating {
         case .idle: break
-        case .creating(_, let deadline), .cancelling(_, let deadline): consider(deadline)
+        case .creating(let attempt): consider(attempt.deadline)
+        case .cancelling(_, let answerBy): consider(answerBy)
         }
+        for attempt in connectQueue { consider(attempt.deadline) }
         if case .ready = phase, !probing, let last = lastActivity { consider(last + configuration.silenceBeforeProbe) }
         return earliest
     }
@@ -173,12 +184,11 @@ public struct LinkManager: Sendable {
         for handle in links.keys.sorted() {
             if let link = links.removeValue(forKey: handle) { actions.append(.connectionClosed(link, reason: .localHostTerminated)) }
         }
-        switch initiating {
-        case .idle: break
-        case .creating(let peer, _), .cancelling(let peer, _): connectQueue.insert(peer, at: 0)
-        }
-        for peer in connectQueue {
+        if let peer = initiatingPeer {
             actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .localHostTerminated))
+        }
+        for attempt in connectQueue {
+            actions.append(.connectionFailed(peer: attempt.peer.address, addressType: attempt.peer.type, status: .localHostTerminated))
         }
         connectQueue.removeAll()
         refusedLinks.removeAll()
@@ -216,42 +226,29 @@ public struct LinkManager: Sendable {
         reconcile(now: now, into: &actions)
     }
 
-    /// Connect to a peer as central (use the address type from its advertising report). Ends in
-    /// ``Action/connectionOpened(_:)`` or ``Action/connectionFailed(peer:addressType:status:)``.
-    /// Attempts run one at a time; an attempt at the connection cap is refused at once.
+    /// Connect to a peer as central (use the address type from its advertising report), giving
+    /// up `timeout` from now (default ``Configuration/connectTimeout``): the attempt's one
+    /// deadline, whether it is still queued behind another or running. Ends in
+    /// ``Action/connectionOpened(_:)`` or ``Action/connectionFailed(peer:addressType:status:)``
+    /// (0x08 at the deadline; a link that comes up while the cancel is on its way is opened).
+    /// Attempts run one at a time; an attempt at the connection cap is refused at once; one to a
+    /// peer already being connected to joins it.
     public mutating func connect(
-        to address: BluetoothAddress, addressType: AddressType, now: ContinuousClock.Instant, into actions: inout [Action]
+        to address: BluetoothAddress, addressType: AddressType, timeout: Duration? = nil, now: ContinuousClock.Instant,
+        into actions: inout [Action]
     ) {
         let peer = Peer(address: address, type: addressType)
         if links.values.contains(where: { $0.peerAddress == address }) {
             actions.append(.connectionFailed(peer: address, addressType: addressType, status: .connectionAlreadyExists))
             return
         }
-        if connectQueue.contains(peer) || initiatingPeer == peer { return }
+        if connectQueue.contains(where: { $0.peer == peer }) || initiatingPeer == peer { return }
         if links.count + refusedLinks.count + connectQueue.count + (isInitiating ? 1 : 0) >= configuration.maximumConnections {
             actions.append(.connectionFailed(peer: address, addressType: addressType, status: .connectionLimitExceeded))
             return
         }
-        connectQueue.append(peer)
+        connectQueue.append(Attempt(peer: peer, deadline: now + (timeout ?? configuration.connectTimeout)))
         reconcile(now: now, into: &actions)
-    }
-
-    /// Gives up a connection attempt (queued or running). A running attempt is cancelled and
-    /// ends in ``Action/connectionFailed(peer:addressType:status:)`` with 0x02 (or, if the link
-    /// came up meanwhile, in ``Action/connectionOpened(_:)``: disconnect it then).
-    public mutating func cancelConnect(to address: BluetoothAddress, now: ContinuousClock.Instant, into actions: inout [Action]) {
-        if let index = connectQueue.firstIndex(where: { $0.address == address }) {
-            let peer = connectQueue.remove(at: index)
-            actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .unknownConnectionIdentifier))
-            reconcile(now: now, into: &actions)
-            return
-        }
-        if case .creating(let peer, _) = initiating, peer.address == address {
-            // Moving the deadline to now makes reconcile send the cancel (once Create
-            // Connection has been accepted).
-            initiating = .creating(peer, deadline: now)
-            reconcile(now: now, into: &actions)
-        }
     }
 
     /// Disconnects a link. Ends in ``Action/connectionClosed(_:reason:)``.
@@ -310,7 +307,8 @@ public struct LinkManager: Sendable {
     var initiatingPeer: Peer? {
         switch initiating {
         case .idle: return nil
-        case .creating(let peer, _), .cancelling(let peer, _): return peer
+        case .creating(let attempt): return attempt.peer
+        case .cancelling(let peer, _): return peer
         }
     }
 

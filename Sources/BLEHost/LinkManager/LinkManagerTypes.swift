@@ -46,7 +46,8 @@ extension LinkManager {
         /// How long any command may wait for its Command Complete/Status before the controller
         /// is declared unresponsive (and a reset is asked for).
         public var commandTimeout: Duration
-        /// A connection attempt is cancelled after this long (Herald's default: 12 s).
+        /// A connection attempt whose caller gave no timeout is given up after this long
+        /// (Herald's default: 12 s).
         public var connectTimeout: Duration
         /// At most this many links at once, counting our own attempt: no attempts beyond it,
         /// advertising stops taking connections while an attempt or a new link could exceed it,
@@ -118,9 +119,9 @@ extension LinkManager {
         /// accepted it before advertising stopped taking connections): it is being disconnected
         /// with 0x14 and is never reported opened or closed. For logs and counters.
         case connectionRefused(LELink)
-        /// A connection attempt ended without a link: `status` 0x02 after a cancel (timeout or
-        /// ``LinkManager/cancelConnect(to:now:into:)``), 0x09 refused at the connection cap,
-        /// 0x3E failed to establish, 0x16 the controller was reset, or the controller's refusal.
+        /// A connection attempt ended without a link: `status` 0x08 at its deadline (queued, or
+        /// cancelled while running), 0x09 refused at the connection cap, 0x3E failed to
+        /// establish, 0x16 the controller was reset, or the controller's refusal.
         case connectionFailed(peer: BluetoothAddress, addressType: AddressType, status: HCIStatus)
         /// `reason` from Disconnection Complete, or 0x16 when the controller was reset.
         case connectionClosed(LELink, reason: HCIStatus)

@@ -24,18 +24,13 @@ public struct HostEngine: Sendable {
     /// Exists while the controller is initialised (it needs the controller's ACL buffer sizes).
     private var data: LinkDataPath?
     private var infoWaiters: [HostRequestID] = []
-    private var connects: [BluetoothAddress: PendingConnect] = [:]
+    /// Connect requests by peer; the link manager holds each attempt and its deadline.
+    private var connects: [BluetoothAddress: [HostRequestID]] = [:]
     private var disconnects: [UInt16: [HostRequestID]] = [:]
     private var procedures: [ProcedureKey: HostRequestID] = [:]
     private var reportedRadio = RadioState(advertising: false, scanning: false)
     /// Whether the configured advertising and scanning are switched on (``HostRequest/setRadio(advertising:scanning:)``).
     private var switchedOn: RadioState
-
-    private struct PendingConnect: Sendable {
-        var requests: [HostRequestID]
-        var deadline: ContinuousClock.Instant
-        var cancelled = false
-    }
 
     private struct ProcedureKey: Hashable, Sendable {
         var link: UInt16
@@ -59,8 +54,7 @@ public struct HostEngine: Sendable {
 
     /// When ``tick(now:)`` must run next.
     public var nextDeadline: ContinuousClock.Instant? {
-        let deadlines = [manager.nextDeadline, data?.nextDeadline, inbound.nextDeadline] + connects.values.filter { !$0.cancelled }.map(\.deadline)
-        return deadlines.compactMap { $0 }.min()
+        [manager.nextDeadline, data?.nextDeadline, inbound.nextDeadline].compactMap { $0 }.min()
     }
 
     // MARK: Sessions
@@ -93,7 +87,7 @@ public struct HostEngine: Sendable {
         data = nil
         inbound.removeAllLinks()
         let failure = HostError.sessionEnded(reason)
-        let pending = infoWaiters + connects.values.flatMap(\.requests) + disconnects.values.flatMap { $0 } + procedures.values
+        let pending = infoWaiters + connects.values.flatMap { $0 } + disconnects.values.flatMap { $0 } + procedures.values
         out += pending.sorted { $0.rawValue < $1.rawValue }.map { .reply($0, .failure(failure)) }
         infoWaiters = []
         connects = [:]
@@ -157,12 +151,13 @@ public struct HostEngine: Sendable {
                 return [.reply(id, .success(.link(link)))]
             }
             if connects[address] != nil {
-                connects[address]?.requests.append(id)
+                // Joins the attempt under way (and its deadline).
+                connects[address]?.append(id)
                 return []
             }
-            connects[address] = PendingConnect(requests: [id], deadline: now + timeout)
+            connects[address] = [id]
             var actions: [LinkManager.Action] = []
-            manager.connect(to: address, addressType: type, now: now, into: &actions)
+            manager.connect(to: address, addressType: type, timeout: timeout, now: now, into: &actions)
             return translate(actions, now: now)
 
         case .disconnect(let handle):
@@ -220,10 +215,6 @@ public struct HostEngine: Sendable {
 
     private mutating func runTimers(now: ContinuousClock.Instant) -> [HostAction] {
         var actions: [LinkManager.Action] = []
-        for (address, pending) in connects where !pending.cancelled && pending.deadline <= now {
-            connects[address]?.cancelled = true
-            manager.cancelConnect(to: address, now: now, into: &actions)
-        }
         manager.tick(now: now, into: &actions)
         var out = translate(actions, now: now)
         out += translate(data?.tick(now: now) ?? [], now: now)
@@ -285,21 +276,12 @@ public struct HostEngine: Sendable {
                 }
                 data?.opened(link)
                 out.append(.emit(.connected(link)))
-                if opened.role == .central, let pending = connects.removeValue(forKey: opened.peerAddress) {
-                    if pending.cancelled {
-                        // Too late: the caller was told it failed; do not keep the link.
-                        out += pending.requests.map { .reply($0, .failure(.connectionFailed(.connectionTimeout))) }
-                        out += disconnect(opened.handle, now: now)
-                    } else {
-                        out += pending.requests.map { .reply($0, .success(.link(link))) }
-                    }
+                if opened.role == .central, let requests = connects.removeValue(forKey: opened.peerAddress) {
+                    out += requests.map { .reply($0, .success(.link(link))) }
                 }
             case .connectionFailed(let peer, _, let status):
-                if let pending = connects.removeValue(forKey: peer) {
-                    // 0x02 ends an attempt the link manager cancelled at its own connect timeout.
-                    let timedOut = pending.cancelled || status == .unknownConnectionIdentifier
-                    let reported: HCIStatus = timedOut ? .connectionTimeout : status
-                    out += pending.requests.map { .reply($0, .failure(.connectionFailed(reported))) }
+                if let requests = connects.removeValue(forKey: peer) {
+                    out += requests.map { .reply($0, .failure(.connectionFailed(status))) }
                 }
             case .connectionClosed(let closed, let reason):
                 let link = HostLink(

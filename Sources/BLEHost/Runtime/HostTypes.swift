@@ -52,6 +52,9 @@ public struct HostRequestID: Hashable, Sendable {
 public enum HostRequest: Sendable {
     /// Reply with the controller's identity and capabilities once it is initialised.
     case controllerInfo
+    /// Connect as central; the attempt is given up `timeout` from now, queued or running (its
+    /// one deadline, kept by the link manager), and fails with 0x08. A request for a peer already
+    /// being connected to joins that attempt.
     case connect(BluetoothAddress, AddressType, timeout: Duration)
     case disconnect(link: UInt16)
     case gatt(GATTClientProcedure, link: UInt16)

@@ -202,8 +202,10 @@ public struct LinkDataPath: Sendable {
                 outputs += send(pdu, on: .att, link: handle)
             case .disconnect:
                 if markClosing(link: handle) { outputs.append(.disconnect(link: handle)) }
-            case .write(let write):
+            case .write(var write):
                 outputs.append(.useful(link: handle))
+                write.peerAddress = links[handle]?.info.peerAddress
+                write.peerAddressType = links[handle]?.info.peerAddressType
                 outputs.append(.event(.gattWrite(write)))
             case .valueRead:
                 outputs.append(.useful(link: handle))

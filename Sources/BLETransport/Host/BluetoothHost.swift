@@ -144,7 +144,9 @@ public final class BluetoothHost: Sendable {
         _ = try await perform(.disconnect(link: link.handle))
     }
 
-    private func perform(_ request: HostRequest) async throws(HostError) -> HostReply {
+    /// Any request, answered by the host's thread (the methods above are this with their reply
+    /// unpacked).
+    public func perform(_ request: HostRequest) async throws(HostError) -> HostReply {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HostReply, HostError>, Never>) in
             let transport = shared.withLock { s -> (any HCITransport)?? in
                 // Requests made before the thread starts wait for it.

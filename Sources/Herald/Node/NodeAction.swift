@@ -6,8 +6,9 @@ public enum NodeAction: Hashable, Sendable {
     /// Hand the event to the layers above.
     case event(SensorEvent)
     /// Open a connection to the target (central role), giving up after
-    /// ``SensorNode/attemptTimeout(of:)``. Report `.connected`, `.connectFailed`, or
-    /// `.connectRefused` when the host had no link free for it.
+    /// ``SensorNode/attemptTimeout(of:)``. Report `.connected`, `.connectTimedOut` at that
+    /// deadline, `.connectFailed`, or `.connectRefused` when the host had no link free for it.
+    /// Every attempt gets exactly one of these: the node has no timer of its own for it.
     case connect(Target)
     /// Discover the Herald service (0xFCF6 or legacy), and the OpenTrace service when asked, with
     /// their characteristics. Report `.discovered`.
@@ -16,7 +17,7 @@ public enum NodeAction: Hashable, Sendable {
     case readPayload(Target, PayloadSource)
     /// Write to the target's signal characteristic. Report `.signalWritten`.
     case writeSignal(Target, SignalWrite)
-    /// Disconnect, or cancel the connection attempt. Report `.disconnected`.
+    /// Disconnect (a session with a link; never asked while connecting). Report `.disconnected`.
     case disconnect(Target)
     /// A phone wrote application data (`0x04`): log it, do not store it.
     case immediateData(Target, [UInt8])
@@ -32,6 +33,8 @@ public enum NodeAction: Hashable, Sendable {
 public enum LinkEvent: Hashable, Sendable {
     case connected
     case connectFailed
+    /// The attempt's deadline (``SensorNode/attemptTimeout(of:)``) passed without a link.
+    case connectTimedOut
     /// The host refused the attempt before making it: every link it may open is in use (phones
     /// reading the venue hold some). Not the target's fault; the node tries again at its next
     /// tick or when one of its own links closes.

@@ -60,7 +60,9 @@ extension SensorNode {
         }
     }
 
-    /// How long the host may try to open the connection the node just asked for (``NodeAction/connect(_:)``).
+    /// How long the host may try to open the connection the node just asked for
+    /// (``NodeAction/connect(_:)``): the attempt's one deadline, kept by the host, which reports
+    /// `.connectTimedOut` when it passes. The node keeps no timer of its own for it.
     public func attemptTimeout(of id: TargetID) -> Double? {
         guard let session = table.sessions[id], session.phase == .connecting else { return nil }
         return session.attemptTimeout
@@ -109,7 +111,7 @@ extension SensorNode {
         let overdue: Bool
         switch session.phase {
         case .connecting:
-            overdue = now - session.started >= session.attemptTimeout
+            return  // the host's deadline ends it (`.connectTimedOut`)
         case .disconnecting:
             // The runtime never said the link went down: free the slot anyway.
             if now - session.started >= configuration.connectionAttemptTimeout + configuration.connectionSessionTimeout {
@@ -166,6 +168,11 @@ extension SensorNode {
             actions.append(.discover(target, openTrace: record.source == .openTrace))
 
         case .connectFailed:
+            end(id, now: now, failed: true)
+
+        case .connectTimedOut:
+            guard session.phase == .connecting else { return }
+            counters.connectionTimeouts += 1
             end(id, now: now, failed: true)
 
         case .connectRefused:

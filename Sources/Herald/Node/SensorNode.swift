@@ -81,7 +81,7 @@ public struct SensorNode: Sendable {
         case .gaen(let advert):
             id = findOrInsert(sighting, pseudo: nil, source: .advert, now: now, into: &actions)
             if table.update(id, { Self.same($0.payload, kind: .gaen, advert) }) != true {
-                learn(SensorPayload(kind: .gaen, bytes: advert.rpi, metadata: advert.aem), for: id, now: now, into: &actions)
+                learn(SensorPayload(kind: .gaen, bytes: advert.rpi, metadata: advert.metadata), for: id, now: now, into: &actions)
             }
         case .advertProtocol(let data):
             id = findOrInsert(sighting, pseudo: nil, source: .advert, now: now, into: &actions)

@@ -80,14 +80,15 @@ public struct TargetID: WordHashable, Sendable, Comparable {
 public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
     public var bytes: [UInt8]
     /// What was heard with the payload but is not part of its identity: a GAEN advert's 4 bytes
-    /// of Associated Encrypted Metadata (they rotate with the identifier; the exposure check
-    /// decrypts them for the phone's TX power). Left out of equality and hashing: two sightings
-    /// of one identifier are one payload.
-    public var metadata: [UInt8]?
+    /// of Associated Encrypted Metadata, big-endian as broadcast (they rotate with the
+    /// identifier; the exposure check decrypts them for the phone's TX power). Left out of
+    /// equality and hashing: two sightings of one identifier are one payload. Four bytes in
+    /// the padding beside `kind`, so a target's record does not grow.
+    public var metadata: UInt32?
     /// After the bytes, so that a record's small fields pack beside it.
     public var kind: PayloadKind
 
-    public init(kind: PayloadKind, bytes: [UInt8], metadata: [UInt8]? = nil) {
+    public init(kind: PayloadKind, bytes: [UInt8], metadata: UInt32? = nil) {
         self.kind = kind
         self.bytes = bytes
         self.metadata = metadata
@@ -104,4 +105,9 @@ public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
     public var shortName: String { heraldShortName(bytes) }
 
     public var description: String { "\(kind.rawValue):\(shortName)" }
+
+    /// ``metadata`` as the 4 bytes broadcast.
+    public var metadataBytes: [UInt8]? {
+        metadata.map { m in [UInt8(m >> 24), UInt8(m >> 16 & 0xFF), UInt8(m >> 8 & 0xFF), UInt8(m & 0xFF)] }
+    }
 }

@@ -4,8 +4,9 @@ import BLEHost
 /// and exchanging data on the virtual clock, and the node's own LE controller, which speaks HCI to
 /// the node's host (commands and ACL in, events and ACL out) exactly as a real one does.
 ///
-/// A value with one owner (``VenueRun``'s loop, or the ``SimulatedTransport`` of `run-bench`): the host's packets go in with
-/// ``send(_:)``, and ``advance(until:)`` runs virtual time forward to the next packet for the host
+/// A value with one owner (``VenueRun``'s loop, or `SimulatedTransport` in the `AirTransport`
+/// target, which `run-bench` uses): the host's packets go in with ``send(_:)``, and
+/// ``advance(until:)`` runs virtual time forward to the next packet for the host
 /// (or a limit). Deterministic: the same truth and configuration give the same packets at the
 /// same virtual times, whatever the host does in wall time between calls.
 ///
@@ -87,7 +88,7 @@ public struct Air: Sendable {
     }
 
     /// The instant the GATT code sees for virtual time `t`.
-    func instant(_ t: Double) -> ContinuousClock.Instant {
+    public func instant(_ t: Double) -> ContinuousClock.Instant {
         instantBase + .nanoseconds(Int64((t * 1e9).rounded()))
     }
 

@@ -46,7 +46,7 @@ public struct VenueRun {
     public private(set) var reads: [PayloadRead] = []
     private let gate: SignalWriteGate
     private var output = NodeDriver.Output()
-    private var pending: [HostRequestID: (TargetID?, NodeDriver.HostWork)] = [:]
+    private var pending: [HostRequestID: NodeDriver.HostWork] = [:]
     private var nextRequest: UInt64 = 1
     private var nextTick = 0.0
     private var origin: Double { truth.configuration.origin }
@@ -105,7 +105,8 @@ public struct VenueRun {
 
     private mutating func flushLogs() {
         do {
-            try heraldLogs?.flush()
+            let now = origin + air.now
+            try heraldLogs?.flush(now: now)
         } catch {
             counters.logWriteErrors += 1
         }
@@ -182,50 +183,15 @@ public struct VenueRun {
         let id = HostRequestID(rawValue: nextRequest)
         nextRequest += 1
         counters.requests += 1
-        let request: HostRequest
-        let target: TargetID?
-        switch work {
-        case .connect(let t, let address, let type, let timeout):
-            request = .connect(address, type, timeout: timeout)
-            target = t
-        case .gatt(let t, let step, let link):
-            request = .gatt(step.procedure, link: link.handle)
-            target = t
-        case .disconnect(let t, let link):
-            request = .disconnect(link: link.handle)
-            target = t
-        case .probe:
-            request = .controllerInfo
-            target = nil
-        }
-        pending[id] = (target, work)
-        execute(engine.perform(request, id: id, now: air.instant(air.now)))
+        pending[id] = work
+        execute(engine.perform(work.request, id: id, now: air.instant(air.now)))
     }
 
     private mutating func reply(_ id: HostRequestID, _ result: Result<HostReply, HostError>) {
-        guard let (target, work) = pending.removeValue(forKey: id) else { return }
+        guard let work = pending.removeValue(forKey: id) else { return }
         if case .failure = result { counters.failedRequests += 1 }
-        let outcome: NodeDriver.WorkResult
-        switch work {
-        case .connect:
-            outcome = .connect(result.flatMap { reply in
-                if case .link(let link) = reply { return .success(link) }
-                return .failure(.unexpectedReply)
-            })
-        case .gatt(_, let step, _):
-            outcome = .gatt(step, result.flatMap { reply in
-                if case .gatt(let value) = reply { return .success(value) }
-                return .failure(.unexpectedReply)
-            })
-        case .disconnect:
-            outcome = .disconnect(result.map { _ in () })
-        case .probe:
-            driver.handle(.probeAnswered, now: air.now, into: &output)
-            drain()
-            return
-        }
-        guard let target else { return }
-        driver.handle(.result(target, outcome), now: air.now, into: &output)
+        guard let input = work.input(for: result) else { return }
+        driver.handle(input, now: air.now, into: &output)
         drain()
     }
 }

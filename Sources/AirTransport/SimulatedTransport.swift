@@ -1,10 +1,13 @@
 import BLEHost
 import BLETransport
 import Foundation
+import Simulation
 import Synchronization
 
 /// The node's controller on the simulated air, reached like any other controller: an
-/// ``HCITransport``, so the host runs unchanged on top of it.
+/// ``HCITransport``, so the host runs unchanged on top of it. Only `run-bench` (Benchmarks/)
+/// uses it, serving the air to the real `venue-beacon run` on a unix socket; it is a target of
+/// its own so that `Simulation` does not depend on `BLETransport`.
 ///
 /// Virtual time moves only inside ``receive(timeout:)``: the air runs forward to the next packet
 /// for the host or to the end of the timeout, in virtual seconds, then (when paced) the call waits

@@ -1,14 +1,23 @@
+import AirTransport
 import BLEHost
 import BLETransport
+import Herald
+import Simulation
 import Testing
-
-@testable import Simulation
 
 /// The air as an HCITransport: virtual time moves only inside receive, by at most the timeout.
 @Suite struct SimulatedTransportTests {
+    /// One Herald Android phone 3 m away from 0 to 50 s (as `SimulationTests`' `AirTests.phone`).
     static func transport(end: Double = 60) -> SimulatedTransport {
-        let phone = AirTests.phone(0, .heraldAndroid, from: 0, to: 50)
-        return SimulatedTransport(air: Air(truth: AirTests.truth([phone]), configuration: AirTests.noFailures), endTime: end)
+        let phone = SimulatedDevice(
+            id: 0, kind: .heraldAndroid, owner: 0, payload: TestPayload.make(identifier: 500),
+            advert: .heraldAndroid(PseudoDeviceAddress(rawValue: 0x1234_5678_9A00)), advertInterval: 0.25, signalWriteInterval: nil,
+            rotation: AddressRotation(period: 900, phase: 0, seed: 40), measuredPower: -60,
+            presence: [PresenceSegment(start: 0, end: 50, path: .fixed(3))], seed: 90)
+        let truth = GroundTruth(configuration: VenueConfiguration(visitors: 1, seed: 77, walkPasts: 0), people: [], devices: [phone])
+        let noFailures = AirConfiguration(
+            radio: RadioModel(advertLoss: 0.1), connectionFailure: 0, phonesReadVenue: false, parameterRequestChance: 0)
+        return SimulatedTransport(air: Air(truth: truth, configuration: noFailures), endTime: end)
     }
 
     @Test func commandsAreAnsweredWithoutTimePassing() throws {
