@@ -6,6 +6,7 @@
 //   BLETransport  ways to reach a controller: HCI user channel (Pi), H4 over a unix socket (btvirt)
 //   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
 //   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
+//   Sightings     what a sighting carries that Herald and the diary both name: the payload kinds
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
 //   Exposure      published GAEN diagnosis keys matched against the diary
 //   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
@@ -48,10 +49,11 @@ let package = Package(
         .target(name: "BLEHost"),
         .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
         .target(name: "CivilDate"),
-        .target(name: "Herald", dependencies: ["BLEHost", "CivilDate"]),
-        .target(name: "VenueDiary", dependencies: ["CivilDate", grdb]),
-        .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "VenueDiary"]),
-        .target(name: "Simulation", dependencies: ["BLEHost", "Herald", "VenueDiary", "VenueNode"]),
+        .target(name: "Sightings"),
+        .target(name: "Herald", dependencies: ["BLEHost", "CivilDate", "Sightings"]),
+        .target(name: "VenueDiary", dependencies: ["CivilDate", "Sightings", grdb]),
+        .target(name: "VenueNode", dependencies: ["BLEHost", "Herald", "Sightings", "VenueDiary"]),
+        .target(name: "Simulation", dependencies: ["BLEHost", "Herald", "Sightings", "VenueDiary", "VenueNode"]),
         // The simulated air as an HCITransport, for run-bench (Benchmarks/) only.
         .target(name: "AirTransport", dependencies: ["BLEHost", "BLETransport", "Simulation"]),
         // Exposure Notification key files matched against the diary (docs/exposure.md).
@@ -73,8 +75,8 @@ let package = Package(
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
         .testTarget(name: "CivilDateTests", dependencies: ["CivilDate"]),
-        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", grdb]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "VenueDiary", "VenueNode", "BLEHost"]),
+        .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "Sightings", grdb]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "Sightings", "VenueDiary", "VenueNode", "BLEHost"]),
         .testTarget(name: "AirTransportTests", dependencies: ["AirTransport", "Simulation", "Herald", "BLEHost", "BLETransport"]),
         .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),

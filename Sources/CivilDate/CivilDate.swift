@@ -1,6 +1,7 @@
 /// A day of the proleptic Gregorian calendar, and its count of days since 1970-01-01.
 ///
-/// The one place the project turns Unix days into calendar dates and back (diary exports and
+/// The one place the project turns Unix days into calendar dates and back (with ``CivilTime``
+/// for the time of day) (diary exports and
 /// sightings files, Herald-format logs), without Foundation's calendars: an export formats two
 /// times per visit, a million visits in a few seconds. The conversions are Howard Hinnant's
 /// `days_from_civil` and `civil_from_days`, exact for every year.
@@ -58,5 +59,40 @@ public struct CivilDate: Equatable, Sendable {
         case 4, 6, 9, 11: 30
         default: 31
         }
+    }
+}
+
+/// A UTC moment in whole seconds as a calendar date and a time of day: the one place Unix
+/// seconds are split into days and seconds of the day (export times, sightings files, Herald
+/// logs).
+public struct CivilTime: Equatable, Sendable {
+    public var date: CivilDate
+    /// 0…23.
+    public var hour: Int
+    /// 0…59.
+    public var minute: Int
+    /// 0…59 (no leap seconds: Unix time has none).
+    public var second: Int
+
+    public init(date: CivilDate, hour: Int, minute: Int, second: Int) {
+        self.date = date
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+    }
+
+    /// The moment `seconds` after 1970-01-01T00:00:00Z (before it when negative).
+    public init(unixSeconds seconds: Int) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        date = CivilDate(daysSinceEpoch: days)
+        hour = secondOfDay / 3600
+        minute = secondOfDay / 60 % 60
+        second = secondOfDay % 60
+    }
+
+    /// Seconds since 1970-01-01T00:00:00Z (negative before it). For a valid date only.
+    public var unixSeconds: Int {
+        date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second
     }
 }

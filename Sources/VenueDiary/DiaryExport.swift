@@ -47,7 +47,7 @@ public struct VenueIdentity: Sendable, Equatable {
 /// `visits_clock_uncorrected`. Visits come oldest check-in first.
 ///
 /// The formatters are pure; ``export(_:from:window:venue:generatedAt:to:)`` streams from the
-/// diary through a Row cursor in chunks, so a million visits never sit in memory at once.
+/// diary through a row cursor in chunks, so a million visits never sit in memory at once.
 public enum DiaryExport {
     public enum Format: String, Sendable, CaseIterable {
         case csv, json
@@ -256,23 +256,21 @@ struct ExportWriter {
         if end < earliestEnd ?? .infinity { earliestEnd = end }
     }
 
-    /// A row in ``VisitRow/selection`` order, read without copying its payload.
-    mutating func append(row: Row) throws {
-        let kind: String = row[1]
-        let checkIn: Double = row[3]
-        let lastSeen: Double = row[4]
-        let checkOut: Double? = row[5]
-        let samples: Int = row[6]
-        let rssiMax: Int = row[7]
-        let rssiSum: Int = row[8]
-        // Only whether it is set: no String per row on a million-visit export.
-        let clockUncorrected = !row.hasNull(atIndex: 9)
-        try row.withUnsafeData(atIndex: 2) { data in
-            (data ?? Data()).withUnsafeBytes { payload in
-                append(
-                    id: row[0], kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
-                    samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected)
-            }
+    /// A stored visit, read without copying its payload.
+    mutating func append(row: VisitRow) throws {
+        let id = Int(row.id)
+        let kind = row.kind
+        let checkIn = row.checkIn
+        let lastSeen = row.lastSeen
+        let checkOut = row.checkOut
+        let samples = row.samples
+        let rssiMax = row.rssiMax
+        let rssiSum = row.rssiSum
+        let clockUncorrected = row.clockUncorrected
+        try row.withPayload { payload in
+            append(
+                id: id, kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
+                samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected)
         }
     }
 

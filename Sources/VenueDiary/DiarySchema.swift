@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import Sightings
 
 /// The diary's file format. Migrations are frozen once shipped: never edit one, add the next.
 /// They use string table and column names, never app types, so old migrations keep their meaning.
@@ -74,35 +76,105 @@ enum DiarySchema {
 }
 
 /// A visit as stored: its `visit` row with the newer progress of an open visit laid over it.
-/// Rows are decoded by hand rather than through Codable: exports stream a million rows, where
-/// Codable decoding costs three times the Row path.
-enum VisitRow {
-    /// The columns every visit query selects, in the order ``visit(_:)`` and the export read.
+///
+/// Every visit query selects ``selection``, whose columns are named as in the `visit` table,
+/// and reads its rows by those names: ``VisitColumns`` looks each name up once per statement and
+/// rows are then read at the indexes found. A name lookup per row and column (`row["check_in"]`,
+/// a dictionary lookup), or Codable decoding, would cost measurably more on an export that
+/// streams a million rows.
+struct VisitColumns {
+    /// The columns every visit query selects.
     static let selection = """
-        v.id, v.kind, v.payload, v.check_in, coalesce(p.last_seen, v.last_seen), v.check_out,
-        coalesce(p.samples, v.samples), coalesce(p.rssi_max, v.rssi_max), coalesce(p.rssi_sum, v.rssi_sum),
-        v.clock_boot, v.metadata
+        v.id AS id, v.kind AS kind, v.payload AS payload, v.check_in AS check_in,
+        coalesce(p.last_seen, v.last_seen) AS last_seen, v.check_out AS check_out,
+        coalesce(p.samples, v.samples) AS samples, coalesce(p.rssi_max, v.rssi_max) AS rssi_max,
+        coalesce(p.rssi_sum, v.rssi_sum) AS rssi_sum, v.clock_boot AS clock_boot, v.metadata AS metadata
         """
     static let from = "visit v LEFT JOIN progress p ON p.visit = v.id"
 
-    static func visit(_ row: Row) throws -> Visit {
-        let id: Int64 = row[0]
-        let kindText: String = row[1]
+    let id, kind, payload, checkIn, lastSeen, checkOut, samples, rssiMax, rssiSum, clockBoot, metadata: Int
+    /// Selected only by the queries that need it (recovering open visits).
+    let clockOffset: Int?
+
+    init(_ statement: Statement) throws {
+        let index = statement.requiredIndex(ofColumn:)
+        id = try index("id")
+        kind = try index("kind")
+        payload = try index("payload")
+        checkIn = try index("check_in")
+        lastSeen = try index("last_seen")
+        checkOut = try index("check_out")
+        samples = try index("samples")
+        rssiMax = try index("rssi_max")
+        rssiSum = try index("rssi_sum")
+        clockBoot = try index("clock_boot")
+        metadata = try index("metadata")
+        clockOffset = statement.index(ofColumn: "clock_offset")
+    }
+
+    /// Runs `SELECT` ``selection`` (and `extraColumns`, each named) `FROM` ``from`` `clauses`
+    /// and hands `body` each row in turn. A row is valid only during its call.
+    static func forEach(
+        _ db: Database, extraColumns: String = "", _ clauses: String, arguments: StatementArguments = [],
+        _ body: (VisitRow) throws -> Void
+    ) throws {
+        let statement = try db.makeStatement(sql: "SELECT \(selection)\(extraColumns) FROM \(from) \(clauses)")
+        let columns = try VisitColumns(statement)
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() {
+            try body(VisitRow(row: row, columns: columns))
+        }
+    }
+}
+
+/// One row of a visit query, read by column name (see ``VisitColumns``). Its accessors are
+/// inlined: the export reads every field of a million rows.
+struct VisitRow {
+    let row: Row
+    let columns: VisitColumns
+
+    @inline(__always) var id: Int64 { row[columns.id] }
+    /// The stored kind's raw text (``visit()`` checks it).
+    @inline(__always) var kind: String { row[columns.kind] }
+    @inline(__always) var checkIn: Double { row[columns.checkIn] }
+    @inline(__always) var lastSeen: Double { row[columns.lastSeen] }
+    @inline(__always) var checkOut: Double? { row[columns.checkOut] }
+    @inline(__always) var samples: Int { row[columns.samples] }
+    @inline(__always) var rssiMax: Int { row[columns.rssiMax] }
+    @inline(__always) var rssiSum: Int { row[columns.rssiSum] }
+    /// Whether the visit still carries the unsynchronised clock it was recorded on; only
+    /// whether it is set, no String (a million-visit export asks for every row).
+    @inline(__always) var clockUncorrected: Bool { !row.hasNull(atIndex: columns.clockBoot) }
+    /// That clock's boot id.
+    @inline(__always) var clockBoot: String? { row[columns.clockBoot] }
+    /// That clock's `wall − CLOCK_BOOTTIME`; nil when the query did not select `clock_offset`.
+    @inline(__always) var clockOffset: Double? { columns.clockOffset.flatMap { row[$0] } }
+
+    /// The payload's bytes where SQLite holds them, without copying.
+    @inline(__always)
+    func withPayload<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        try row.withUnsafeData(atIndex: columns.payload) { data in try (data ?? Data()).withUnsafeBytes(body) }
+    }
+
+    func visit() throws -> Visit {
+        let id = self.id
+        let kindText = kind
         guard let kind = PayloadKind(rawValue: kindText) else {
             throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "visit \(id) has unknown kind '\(kindText)'")
         }
-        let payload = try row.withUnsafeData(atIndex: 2) { data in data.map { [UInt8]($0) } ?? [] }
-        let metadata = try row.withUnsafeData(atIndex: 10) { data in data.map { [UInt8]($0) } }
+        let payload = try row.withUnsafeData(atIndex: columns.payload) { data in data.map { [UInt8]($0) } ?? [] }
+        let metadata = try row.withUnsafeData(atIndex: columns.metadata) { data in data.map { [UInt8]($0) } }
         return Visit(
-            id: id, kind: kind, payload: payload, checkIn: row[3], lastSeen: row[4], checkOut: row[5],
-            samples: row[6], rssiMax: row[7], rssiSum: row[8], clockUncorrected: !row.hasNull(atIndex: 9), metadata: metadata)
+            id: id, kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
+            samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected, metadata: metadata)
     }
 }
 
 extension VisitWindow {
-    /// Visits overlapping the window: checked in by its end and not checked out before its start
-    /// (an open visit lasts until now), oldest check-in first.
-    var request: SQLRequest<Row> {
+    /// The clauses of a visit query (``VisitColumns/forEach(_:extraColumns:_:arguments:_:)``)
+    /// for the visits overlapping the window: checked in by its end and not checked out before
+    /// its start (an open visit lasts until now), oldest check-in first.
+    var clauses: (sql: String, arguments: StatementArguments) {
         var conditions: [String] = []
         var arguments = StatementArguments()
         if let to {
@@ -113,9 +185,8 @@ extension VisitWindow {
             conditions.append("(v.check_out IS NULL OR v.check_out >= ?)")
             arguments += [from]
         }
-        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        return SQLRequest(
-            sql: "SELECT \(VisitRow.selection) FROM \(VisitRow.from)\(filter) ORDER BY v.check_in, v.id", arguments: arguments)
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") + " "
+        return (filter + "ORDER BY v.check_in, v.id", arguments)
     }
 
     /// The number of visits in the window whose times could not be corrected to a synchronised
@@ -132,5 +203,16 @@ extension VisitWindow {
             arguments += [from]
         }
         return SQLRequest(sql: sql, arguments: arguments)
+    }
+}
+
+extension Statement {
+    /// The index of the column named `name` in this statement's rows: looked up once, so that
+    /// rows are read by name at the cost of reading them by position.
+    func requiredIndex(ofColumn name: String) throws -> Int {
+        guard let index = index(ofColumn: name) else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "query selects no column \(name)", sql: sql)
+        }
+        return index
     }
 }

@@ -186,21 +186,22 @@ public struct DiaryStore: Sendable {
 
     /// Visits overlapping `window`, oldest check-in first.
     public func visits(in window: VisitWindow = .all) throws -> [Visit] {
-        try database.read { db in try Row.fetchAll(db, window.request).map(VisitRow.visit) }
+        var visits: [Visit] = []
+        try forEachVisit(in: window) { visits.append($0) }
+        return visits
     }
 
     /// Streams the visits overlapping `window`, oldest check-in first, without loading them all.
     public func forEachVisit(in window: VisitWindow, _ body: (Visit) throws -> Void) throws {
-        try forEachRow(in: window) { row in try body(VisitRow.visit(row)) }
+        try forEachRow(in: window) { row in try body(row.visit()) }
     }
 
-    /// Streams raw rows (in ``VisitRow/selection`` order) for the export.
-    func forEachRow(in window: VisitWindow, _ body: (Row) throws -> Void) throws {
+    /// Streams the rows of the visits overlapping `window`, oldest check-in first (the export
+    /// reads them without copying payloads).
+    func forEachRow(in window: VisitWindow, _ body: (VisitRow) throws -> Void) throws {
+        let clauses = window.clauses
         try database.read { db in
-            let rows = try Row.fetchCursor(db, window.request)
-            while let row = try rows.next() {
-                try body(row)
-            }
+            try VisitColumns.forEach(db, clauses.sql, arguments: clauses.arguments, body)
         }
     }
 
@@ -219,20 +220,19 @@ public struct DiaryStore: Sendable {
     /// synchronised clock, else the boot and `wall − CLOCK_BOOTTIME` of its unsynchronised clock.
     func openVisitsWithClock() throws -> [(visit: Visit, clock: (bootID: String, wallMinusBoot: Double)?)] {
         try database.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT \(VisitRow.selection), v.clock_offset FROM \(VisitRow.from) WHERE v.check_out IS NULL ORDER BY v.id"
-            ).map { row in
-                let boot: String? = row[9]
-                let offset: Double? = row[11]
-                return (try VisitRow.visit(row), boot.map { ($0, offset ?? .nan) })
+            var open: [(visit: Visit, clock: (bootID: String, wallMinusBoot: Double)?)] = []
+            try VisitColumns.forEach(db, extraColumns: ", v.clock_offset AS clock_offset", "WHERE v.check_out IS NULL ORDER BY v.id") { row in
+                open.append((try row.visit(), row.clockBoot.map { ($0, row.clockOffset ?? .nan) }))
             }
+            return open
         }
     }
 
     public func visit(id: Int64) throws -> Visit? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(VisitRow.selection) FROM \(VisitRow.from) WHERE v.id = ?", arguments: [id])
-                .map(VisitRow.visit)
+            var visit: Visit?
+            try VisitColumns.forEach(db, "WHERE v.id = ?", arguments: [id]) { row in visit = try row.visit() }
+            return visit
         }
     }
 

@@ -13,6 +13,9 @@ struct VisitStatements {
     private let db: Database
     private let insert: Statement
     private let find: Statement
+    /// `find`'s columns, looked up by name once.
+    private let foundID: Int
+    private let foundSamples: Int
     private let progress: Statement
     private let close: Statement
     private let dropProgress: Statement
@@ -27,9 +30,11 @@ struct VisitStatements {
             """)
         // Through `visit_check_in`, which grows at its end (few visits share a check-in second).
         find = try db.cachedStatement(sql: """
-            SELECT v.id, coalesce(p.samples, v.samples) FROM \(VisitRow.from)
+            SELECT v.id AS id, coalesce(p.samples, v.samples) AS samples FROM \(VisitColumns.from)
             WHERE v.check_in = ? AND v.kind = ? AND v.payload = ?
             """)
+        foundID = try find.requiredIndex(ofColumn: "id")
+        foundSamples = try find.requiredIndex(ofColumn: "samples")
         // An open visit's refresh: one narrow row, nothing indexed.
         progress = try db.cachedStatement(sql: """
             INSERT INTO progress (visit, last_seen, samples, rssi_max, rssi_sum)
@@ -55,8 +60,8 @@ struct VisitStatements {
         let payload = Data(visit.payload)
         find.setUncheckedArguments([visit.checkIn, visit.kind.rawValue, payload])
         if let row = try Row.fetchOne(find) {
-            let stored = StoredVisit(id: row[0], checkIn: visit.checkIn)
-            let samples: Int = row[1]
+            let stored = StoredVisit(id: row[foundID], checkIn: visit.checkIn)
+            let samples: Int = row[foundSamples]
             if visit.samples >= samples { try write(stored, visit) }
             return stored
         }

@@ -1,3 +1,5 @@
+import Sightings
+
 /// Turns sightings into visits: the venue-side version of Herald's venue diary state machine.
 ///
 /// Per distinct (kind, payload):
@@ -184,7 +186,7 @@ public struct PresenceTracker: Sendable {
 
     /// Records a sighting by value (the replay path): registers its identity when needed.
     public mutating func record(_ sighting: Sighting) {
-        if let minRSSI, sighting.rssi < minRSSI {
+        if let minRSSI, let rssi = sighting.rssi, rssi < minRSSI {
             counters.ignoredWeak += 1
             return
         }

@@ -1,4 +1,5 @@
 import CivilDate
+import Sightings
 
 /// A sightings file row that could not be read, with its 1-based line number.
 public struct SightingsCSVError: Error, Equatable, CustomStringConvertible {
@@ -19,12 +20,14 @@ public struct SightingsCSVError: Error, Equatable, CustomStringConvertible {
 /// time,kind,payload,rssi
 /// 1795550400.25,herald,0012345678…,-67
 /// 2026-11-20T18:00:05+01:00,gaen,8c1f…,-80
+/// 1795550460,herald,0012345678…,
 /// ```
 ///
 /// `time` is Unix seconds with an optional fraction, or ISO-8601 with `Z` or a UTC offset;
 /// `kind` is one of herald, gaen, opentrace, advert; `payload` is hex (1–1024 bytes; a `gaen`
 /// payload of 20 bytes is the 16-byte RPI followed by its 4-byte metadata); `rssi` is
-/// an integer dBm from -127 to 127. Fields may be quoted and padded with spaces; lines end in LF
+/// an integer dBm from -127 to 127, or empty for a sighting without a measurement (presence
+/// all the same, left out of the RSSI statistics, as the live node records it). Fields may be quoted and padded with spaces; lines end in LF
 /// or CRLF; blank lines are skipped. Pure: bytes in, sightings or the first bad line out.
 public enum SightingsCSV {
     public static let header = "time,kind,payload,rssi"
@@ -99,8 +102,13 @@ public enum SightingsCSV {
             throw RowError(problem: "kind '\(text(kindField))' is not one of \(allowed)")
         }
         let payload = try payload(payloadField)
-        guard let rssi = integer(rssiField), (-127...127).contains(rssi) else {
-            throw RowError(problem: "rssi '\(text(rssiField))' is not a whole number of dBm from -127 to 127")
+        // Empty: not measured.
+        var rssi: Int?
+        if !rssiField.isEmpty {
+            guard let value = integer(rssiField), (-127...127).contains(value) else {
+                throw RowError(problem: "rssi '\(text(rssiField))' is not a whole number of dBm from -127 to 127")
+            }
+            rssi = value
         }
         // A GAEN payload of 20 bytes is the rolling proximity identifier (the visit's identity)
         // followed by the 4 bytes of Associated Encrypted Metadata heard with it.
@@ -238,7 +246,6 @@ public enum SightingsCSV {
             return nil
         }
         guard i == c.count else { return nil }
-        let days = date.daysSinceEpoch
-        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        return Double(CivilTime(date: date, hour: hour, minute: minute, second: second).unixSeconds - offset) + fraction
     }
 }

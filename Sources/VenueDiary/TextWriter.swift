@@ -63,22 +63,19 @@ struct TextWriter {
 
     /// `YYYY-MM-DDTHH:MM:SSZ` of whole seconds within 1970…9999: writes ``timeBytes`` bytes.
     mutating func time(_ seconds: Int) {
-        let seconds = max(0, min(seconds, UTCTime.latestSecond))
-        let days = seconds / 86_400
-        let secondOfDay = seconds % 86_400
-        let date = CivilDate(daysSinceEpoch: days)
-        digits(date.year / 100)
-        digits(date.year % 100)
+        let time = CivilTime(unixSeconds: max(0, min(seconds, UTCTime.latestSecond)))
+        digits(time.date.year / 100)
+        digits(time.date.year % 100)
         byte(UInt8(ascii: "-"))
-        digits(date.month)
+        digits(time.date.month)
         byte(UInt8(ascii: "-"))
-        digits(date.day)
+        digits(time.date.day)
         byte(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600)
+        digits(time.hour)
         byte(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60)
+        digits(time.minute)
         byte(UInt8(ascii: ":"))
-        digits(secondOfDay % 60)
+        digits(time.second)
         byte(UInt8(ascii: "Z"))
     }
 

@@ -1,3 +1,5 @@
+import Sightings
+
 // The venue diary: who was present at the venue, when, recorded on the venue side.
 //
 // Public surface, bottom up:

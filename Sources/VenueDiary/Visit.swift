@@ -1,3 +1,5 @@
+import Sightings
+
 /// One visit: a phone payload present at the venue from its first to its last sighting.
 ///
 /// Times are wall-clock Unix seconds. The tracker produces visits without an `id`; the diary
@@ -62,12 +64,13 @@ public struct Sighting: Sendable, Equatable {
     public var time: Double
     public var kind: PayloadKind
     public var payload: [UInt8]
-    /// Received signal strength, dBm.
-    public var rssi: Int
+    /// Received signal strength, dBm; nil when it was not measured (a controller that reports
+    /// no RSSI, a phone that wrote to the node): presence all the same.
+    public var rssi: Int?
     /// For kind `gaen`: the 4 bytes of Associated Encrypted Metadata sent with the identifier.
     public var metadata: [UInt8]?
 
-    public init(time: Double, kind: PayloadKind, payload: [UInt8], rssi: Int, metadata: [UInt8]? = nil) {
+    public init(time: Double, kind: PayloadKind, payload: [UInt8], rssi: Int?, metadata: [UInt8]? = nil) {
         self.time = time
         self.kind = kind
         self.payload = payload

@@ -160,7 +160,7 @@ public struct DiaryPipeline {
             keys.values[index].lastUsed = now  // in place: one lookup a measurement
             return keys.values[index].key
         }
-        let key = diary.key(for: Self.kind(payload.kind), payload: payload.bytes, metadata: payload.metadataBytes)
+        let key = diary.key(for: payload.kind, payload: payload.bytes, metadata: payload.metadataBytes)
         if keys.count >= Self.maximumCachedKeys {
             dropKeys(unusedFor: 60, now: now)
             if keys.count > Self.maximumCachedKeys / 2 { keys.removeAll() }
@@ -185,15 +185,6 @@ public struct DiaryPipeline {
         counters.sightings += 1
         if !diary.record(key, time: time, rssi: rssi) {
             diary.record(rekey(target, payload, now: time), time: time, rssi: rssi)
-        }
-    }
-
-    static func kind(_ kind: SensorPayload.Kind) -> PayloadKind {
-        switch kind {
-        case .herald: return .herald
-        case .gaen: return .gaen
-        case .opentrace: return .opentrace
-        case .advert: return .advert
         }
     }
 }

@@ -18,7 +18,7 @@ import Herald
 ///   that answered that it has no Herald service is one;
 /// - writes to our signal characteristic become ``SensorNode/signalWrite(_:from:addressType:now:into:)``
 ///   with the writer's address, which the host puts in each write;
-/// - the host's state becomes the node's Bluetooth state and a ``RadioCondition``.
+/// - the host's state and radio become one ``RadioCondition``, for the node and for the shell.
 public struct NodeDriver: Sendable {
     public enum Input: Sendable {
         case host(HostEvent)
@@ -216,14 +216,14 @@ public struct NodeDriver: Sendable {
                 // Links and requests die with the controller session; the node forgets its sessions.
                 openLinks = []
                 sessions = [:]
-                if case .unavailable = condition {} else { node.bluetoothState(.unavailable, now: now, into: &actions) }
+                if case .unavailable = condition {} else { node.bluetoothState(.unavailable(reason), now: now, into: &actions) }
                 change(to: .unavailable(reason), into: &out)
             }
 
         case .radio(let radio):
             node.controllerScansWhileConnecting = radio.scansWhileConnecting
             let running = radio.advertising && radio.scanning
-            if running, condition != .running { node.bluetoothState(.poweredOn, now: now, into: &actions) }
+            if running, condition != .running { node.bluetoothState(.running, now: now, into: &actions) }
             change(to: running ? .running : .partial(advertising: radio.advertising, scanning: radio.scanning), into: &out)
             if running, !ready {
                 ready = true

@@ -15,8 +15,9 @@ struct DiaryCommand: ParsableCommand {
             discussion: """
                 The file is CSV with the header time,kind,payload,rssi: time as Unix seconds (a \
                 fraction allowed) or ISO-8601; kind one of herald, gaen, opentrace, advert; payload \
-                in hex; rssi in dBm. Sightings go through the same tracker and batched writer as \
-                the live service, with the [diary] limits of the config file; at the end of the \
+                in hex; rssi in dBm, or empty when not measured. Sightings go through the same \
+                tracker and batched writer as the live service, with the [diary] limits of the \
+                config file; at the end of the \
                 file every visit is closed at its last sighting. The whole file is checked first: \
                 a malformed row is reported with its line number and nothing is written (exit 65). \
                 Replaying the same file again does not duplicate visits. The file is read twice and \

@@ -121,8 +121,7 @@ struct SimulateCommand: AsyncParsableCommand {
     private func nodeSetup() throws -> (NodeSetup, VenueIdentity) {
         guard let config else {
             let setup = NodeSetup()
-            let beacon = setup.beacon
-            return (setup, VenueIdentity(country: beacon.country, state: beacon.state, code: beacon.code, name: beacon.name ?? ""))
+            return (setup, VenueIdentity(setup.beacon))
         }
         var options = ConfigOptions()
         options.config = config

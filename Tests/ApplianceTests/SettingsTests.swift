@@ -191,6 +191,17 @@ import BLEHost
         #expect(tooLongText.first?.problem.contains("255 bytes") == true)
     }
 
+    /// The venue and its beacon payload are one venue: the size is the payload's, and the venue
+    /// comes back from the beacon it advertises.
+    @Test func theVenueIsItsBeacon() throws {
+        let venue = VenueIdentity(
+            country: 826, state: 4, code: 123_123, name: "Erin's Stakehouse", location: "Window seating", area: "Gourock",
+            url: "https://example.org")
+        #expect(venue.payloadSize == (try venue.beacon.encoded()).count)
+        #expect(VenueIdentity(venue.beacon) == venue)
+        #expect(VenueIdentity(country: 1, state: 2, code: 3, name: "A", location: "").payloadSize == 9 + 2 + 1)
+    }
+
     @Test func effectiveSettingsReloadToTheSameValues() throws {
         let s = try Settings.parse(Self.minimal + """
 

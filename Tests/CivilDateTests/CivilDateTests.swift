@@ -3,6 +3,18 @@ import Foundation
 import Testing
 
 @Suite struct CivilDateTests {
+    /// Unix seconds split into a date and a time of day, rounding down before 1970 too, and back.
+    @Test func unixSecondsAreADateAndATimeOfDay() {
+        #expect(CivilTime(unixSeconds: 0) == CivilTime(date: CivilDate(year: 1970, month: 1, day: 1), hour: 0, minute: 0, second: 0))
+        #expect(CivilTime(unixSeconds: -1) == CivilTime(date: CivilDate(year: 1969, month: 12, day: 31), hour: 23, minute: 59, second: 59))
+        #expect(CivilTime(unixSeconds: -86_400) == CivilTime(date: CivilDate(year: 1969, month: 12, day: 31), hour: 0, minute: 0, second: 0))
+        #expect(CivilTime(unixSeconds: 1_795_342_500) == CivilTime(date: CivilDate(year: 2026, month: 11, day: 22), hour: 10, minute: 15, second: 0))
+        #expect(CivilTime(unixSeconds: 253_402_300_799) == CivilTime(date: CivilDate(year: 9999, month: 12, day: 31), hour: 23, minute: 59, second: 59))
+        for seconds in stride(from: -100_000_007, through: 100_000_007, by: 9_999_991) + [-86_401, -86_399, 86_399, 86_400] {
+            #expect(CivilTime(unixSeconds: seconds).unixSeconds == seconds)
+        }
+    }
+
     @Test func knownDaysAreTheirDates() {
         #expect(CivilDate(daysSinceEpoch: 0) == CivilDate(year: 1970, month: 1, day: 1))
         #expect(CivilDate(daysSinceEpoch: -1) == CivilDate(year: 1969, month: 12, day: 31))

@@ -39,7 +39,7 @@ import Testing
         #expect(log.rows(for: .measure(target, rssi: -56, payload: nil, txPower: 12, time: 1), wallTime: time) == [t + ",,3,,,,,RSSI:-56.0[BLETransmitPower:12.0]"])
         #expect(log.rows(for: .measure(target, rssi: nil, payload: nil, time: 1), wallTime: time).isEmpty)
         #expect(log.rows(for: .share(target, payloads: [p1, p2], rssi: nil, time: 1), wallTime: time) == [t + ",,,4,,,,AQAAAA", t + ",,,4,,,,AgAAAA"])
-        #expect(log.rows(for: .bluetoothState(.poweredOn, time: 1), wallTime: time).isEmpty)
+        #expect(log.rows(for: .bluetoothState(.running, time: 1), wallTime: time).isEmpty)
         #expect(log.rows(for: .delete(target, time: 1), wallTime: time) == [t + ",,,,,,7,"])
         // Every row has the header's eleven columns.
         for row in log.rows(for: .detect(target, time: 1), wallTime: time) + log.rows(for: .delete(target, time: 1), wallTime: time) {

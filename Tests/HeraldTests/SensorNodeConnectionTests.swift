@@ -185,8 +185,8 @@ import Testing
         let target = try #require(h.advert(1, androidAdvert, at: 0).detects.first)
         _ = h.tick(0)
         var actions = [NodeAction]()
-        h.node.bluetoothState(.unavailable, now: 1, into: &actions)
-        #expect(actions == [.event(.bluetoothState(.unavailable, time: 1))])
+        h.node.bluetoothState(.unavailable("reset"), now: 1, into: &actions)
+        #expect(actions == [.event(.bluetoothState(.unavailable("reset"), time: 1))])
         _ = h.advert(1, androidAdvert, at: 2)
         #expect(h.tick(2).connects == [target.id])
     }

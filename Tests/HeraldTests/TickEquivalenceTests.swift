@@ -115,8 +115,8 @@ import Testing
             }
             now += 1
             if random.chance(3) {
-                h.node.bluetoothState(.unavailable, now: now, into: &h.actions)
-                h.node.bluetoothState(.poweredOn, now: now, into: &h.actions)
+                h.node.bluetoothState(.unavailable("reset"), now: now, into: &h.actions)
+                h.node.bluetoothState(.running, now: now, into: &h.actions)
             }
             let expected = Self.fullPass(h.node, now: now)
             let before = Set(h.node.table.records.keys)

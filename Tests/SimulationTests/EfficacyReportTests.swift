@@ -1,4 +1,5 @@
 import Foundation
+import Sightings
 import Testing
 import VenueDiary
 

@@ -32,6 +32,26 @@ import Testing
         #expect(visits.allSatisfy { !$0.isOpen })
     }
 
+    /// Sightings without RSSI (an empty column) are presence, whatever `min_rssi` says, and stay
+    /// out of the RSSI statistics: the visit the live node records for a phone it never measured.
+    @Test func sightingsWithoutRSSIMakeAVisitWithoutSamples() throws {
+        var rows = ["time,kind,payload,rssi"]
+        for t in stride(from: 0, through: 600, by: 10) {
+            rows.append("\(Int(t0) + t),herald,aa01,")  // never measured
+            rows.append("\(Int(t0) + t),herald,bb02,\(t == 300 ? "-40" : "")")  // measured once
+            rows.append("\(Int(t0) + t),herald,cc03,-70")  // weaker than min_rssi: ignored
+        }
+        let store = try DiaryStore(path: dir.path("diary.sqlite"))
+        let summary = try DiaryReplay.replay(
+            csv: Array(rows.joined(separator: "\n").utf8), into: store, settings: settings(minRSSI: -50))
+        #expect(summary.visits == 2)
+        let visits = try store.visits().sorted { $0.payload.lexicographicallyPrecedes($1.payload) }
+        #expect(visits.map(\.payload) == [[0xAA, 0x01], [0xBB, 0x02]])
+        #expect(visits.map(\.samples) == [0, 1])
+        #expect(visits[1].rssiMax == -40 && visits[1].rssiSum == -40)
+        #expect(visits.allSatisfy { $0.checkIn == t0 && $0.checkOut == t0 + 600 })
+    }
+
     /// A `gaen` payload of 20 bytes is the RPI and its 4 bytes of metadata: the visit's identity
     /// stays the RPI (16-byte rows of the same RPI join the same visit) and the metadata is kept.
     @Test func gaenMetadataIsKeptBesideTheIdentifier() throws {

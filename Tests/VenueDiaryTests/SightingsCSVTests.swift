@@ -36,6 +36,16 @@ import Testing
         #expect(try parse("time,kind,payload,rssi\n").isEmpty)
     }
 
+    /// An empty rssi is a sighting without a measurement, as the live node records one.
+    @Test func anEmptyRSSIIsASightingWithoutAMeasurement() throws {
+        let sightings = try parse("time,kind,payload,rssi\n1795197600,herald,00,\n1795197601,gaen,01, \"\" \n1795197602,herald,00,-60\n")
+        #expect(sightings == [
+            Sighting(time: 1_795_197_600, kind: .herald, payload: [0], rssi: nil),
+            Sighting(time: 1_795_197_601, kind: .gaen, payload: [1], rssi: nil),
+            Sighting(time: 1_795_197_602, kind: .herald, payload: [0], rssi: -60),
+        ])
+    }
+
     @Test func aBadRowNamesItsLineAndTheProblem() {
         let header = "time,kind,payload,rssi\n"
         let good = "1795197600,herald,00,-60\n"

@@ -98,7 +98,7 @@ import VenueDiary
         p.handle(.detect(phone, time: 0), wallOffset: offset)
         for t in 0..<5 { p.handle(.measure(phone, rssi: -50, payload: nil, time: Double(t)), wallOffset: offset) }
         p.handle(.share(phone, payloads: [Self.herald(4), Self.herald(5)], rssi: -50, time: 4), wallOffset: offset)
-        p.handle(.bluetoothState(.poweredOn, time: 4), wallOffset: offset)
+        p.handle(.bluetoothState(.running, time: 4), wallOffset: offset)
         _ = try run(&p, from: 0, to: 30)
         #expect(try store.visits().isEmpty)
         #expect(p.counters.sharedPayloads == 2)

@@ -50,11 +50,11 @@ struct Pipeline {
                 guard let rssi else { break }
                 measured += 1
                 if let key = keys[target.id], tracker.record(key, time: time, rssi: rssi) { break }
-                let key = tracker.key(for: PayloadKind(rawValue: payload.kind.rawValue) ?? .herald, payload: payload.bytes)
+                let key = tracker.key(for: payload.kind, payload: payload.bytes)
                 keys[target.id] = key
                 tracker.record(key, time: time, rssi: rssi)
             case .read(let target, let payload, let earlier, _):
-                let key = tracker.key(for: PayloadKind(rawValue: payload.kind.rawValue) ?? .herald, payload: payload.bytes)
+                let key = tracker.key(for: payload.kind, payload: payload.bytes)
                 keys[target.id] = key
                 tracker.attribute(earlier.compactMap { m in m.rssi.map { RSSISample(time: m.time, rssi: $0) } }, to: key)
             default:

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Herald
 import Logging
 import Synchronization
 import VenueDiary

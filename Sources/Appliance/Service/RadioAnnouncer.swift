@@ -1,3 +1,4 @@
+import Herald
 import VenueNode
 
 /// Decides how loudly a radio condition is logged. Advertising and scanning pause for a moment

@@ -1,3 +1,4 @@
+import Herald
 import VenueDiary
 import VenueNode
 

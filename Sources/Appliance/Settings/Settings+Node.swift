@@ -8,9 +8,7 @@ extension Settings {
     /// limits. The settings already refused a payload over 510 bytes.
     public var nodeSetup: NodeSetup {
         NodeSetup(
-            beacon: BeaconPayload(
-                country: venue.country, state: venue.state, code: venue.code, name: venue.name, location: venue.location,
-                area: venue.area, url: venue.url),
+            beacon: venue.beacon,
             legacyService: bluetooth.legacyService, advertising: advertisingParameters, scanning: scanParameters,
             maxConnections: bluetooth.maxConnections, connectTimeout: Double(herald.connectionTimeoutSeconds),
             idleLinkSeconds: Double(bluetooth.idleLinkSeconds),

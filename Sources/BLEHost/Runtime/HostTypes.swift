@@ -115,7 +115,8 @@ public struct HostLink: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "link \(handle) to \(peerAddress) (\(peerAddressType), we are \(role))" }
 }
 
-/// Where the host stands with its controller.
+/// Where the host stands with its controller: the session's lifecycle, not what the radio does
+/// (``RadioState``); the venue node sums both up as Herald's `RadioCondition`.
 public enum BluetoothState: Hashable, Sendable {
     /// Opening the transport (`hci0`, `unix:/…`).
     case opening(String)
@@ -127,7 +128,8 @@ public enum BluetoothState: Hashable, Sendable {
     case unavailable(String)
 }
 
-/// What the radio is doing.
+/// What the radio is doing (or, as `switchedOn`, should do): independent flags the host both
+/// reports and is told, unlike the session's ``BluetoothState``.
 public struct RadioState: Hashable, Sendable {
     public var advertising: Bool
     public var scanning: Bool

@@ -7,15 +7,9 @@ public enum HeraldLogFormat {
     /// `2020-11-28 10:15:30.123+0000`, from Unix seconds.
     public static func timestamp(_ unixSeconds: Double) -> String {
         let millis = milliseconds(unixSeconds)
-        var days = millis / 86_400_000
-        var rest = millis % 86_400_000
-        if rest < 0 {
-            rest += 86_400_000
-            days -= 1
-        }
-        let date = CivilDate(daysSinceEpoch: Int(days))
-        let ms = rest % 1000, s = rest / 1000 % 60, m = rest / 60_000 % 60, h = rest / 3_600_000
-        return "\(pad(Int64(date.year), 4))-\(pad(Int64(date.month), 2))-\(pad(Int64(date.day), 2)) \(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)).\(pad(ms, 3))+0000"
+        let ms = (millis % 1000 + 1000) % 1000
+        let t = CivilTime(unixSeconds: Int((millis - ms) / 1000))
+        return "\(pad(t.date.year, 4))-\(pad(t.date.month, 2))-\(pad(t.date.day, 2)) \(pad(t.hour, 2)):\(pad(t.minute, 2)):\(pad(t.second, 2)).\(pad(Int(ms), 3))+0000"
     }
 
     /// A CSV field, quoted when it holds a comma, a double or single quote (`'` or `’`) or a
@@ -72,7 +66,7 @@ public enum HeraldLogFormat {
     /// Milliseconds, as Herald's logs keep time: `(t × 1000).rounded()`.
     public static func milliseconds(_ unixSeconds: Double) -> Int64 { Int64((unixSeconds * 1000).rounded()) }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
+    private static func pad(_ value: Int, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }

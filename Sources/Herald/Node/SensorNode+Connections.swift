@@ -1,3 +1,5 @@
+import Sightings
+
 /// Connections: the clock tick that times out, forgets and ranks the targets to connect to, the
 /// starts that follow each free slot at once, and each session's steps.
 extension SensorNode {
@@ -206,7 +208,7 @@ extension SensorNode {
                 disconnect(id, into: &actions)
                 return
             }
-            let kind: SensorPayload.Kind = record.source == .openTrace ? .opentrace : .herald
+            let kind: PayloadKind = record.source == .openTrace ? .opentrace : .herald
             table.sessions[id]?.succeeded = true
             learn(SensorPayload(kind: kind, bytes: bytes), for: id, now: now, into: &actions)
             next(after: id, now: now, into: &actions)

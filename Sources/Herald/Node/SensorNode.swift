@@ -1,4 +1,5 @@
 import BLEHost
+import Sightings
 
 /// The Herald sensor node's policy: which devices it follows, which it connects to and what it
 /// does on each connection, what it shares, and the ``SensorEvent``s it reports. A value with no
@@ -122,7 +123,7 @@ public struct SensorNode: Sendable {
         return id
     }
 
-    private static func same(_ payload: SensorPayload?, kind: SensorPayload.Kind, _ advert: GAENAdvert) -> Bool {
+    private static func same(_ payload: SensorPayload?, kind: PayloadKind, _ advert: GAENAdvert) -> Bool {
         guard let payload, payload.kind == kind, payload.bytes.count == 16 else { return false }
         var high: UInt64 = 0, low: UInt64 = 0
         for k in 0..<8 { high = high << 8 | UInt64(payload.bytes[k]) }
@@ -130,7 +131,7 @@ public struct SensorNode: Sendable {
         return high == advert.rpiHigh && low == advert.rpiLow
     }
 
-    private static func same(_ payload: SensorPayload?, kind: SensorPayload.Kind, _ data: ArraySlice<UInt8>) -> Bool {
+    private static func same(_ payload: SensorPayload?, kind: PayloadKind, _ data: ArraySlice<UInt8>) -> Bool {
         guard let payload, payload.kind == kind else { return false }
         return payload.bytes.elementsEqual(data)
     }
@@ -231,8 +232,8 @@ public struct SensorNode: Sendable {
 
     // MARK: Bluetooth state
 
-    public mutating func bluetoothState(_ state: BluetoothState, now: Double, into actions: inout [NodeAction]) {
-        if state != .poweredOn {
+    public mutating func bluetoothState(_ state: RadioCondition, now: Double, into actions: inout [NodeAction]) {
+        if state != .running {
             // The controller's links are gone with it; those sessions are nobody's fault.
             table.sessions.removeAll()
             sessions = 0

@@ -1,4 +1,5 @@
 import BLEHost
+import Sightings
 
 /// What the Herald node tells the layers above (presence tracker, diary, Herald-format logs). The
 /// only thing they see of Bluetooth.
@@ -22,8 +23,9 @@ public enum SensorEvent: Hashable, Sendable {
     /// The node stopped following a target: unseen for its clean interval, or its place taken
     /// in a full table. A later sighting detects it again (a new target).
     case delete(Target, time: Double)
-    /// The controller's state changed.
-    case bluetoothState(BluetoothState, time: Double)
+    /// The node's Bluetooth condition changed: the radio runs (``RadioCondition/running``) or
+    /// the controller became unavailable.
+    case bluetoothState(RadioCondition, time: Double)
 
     public var time: Double {
         switch self {
@@ -76,18 +78,6 @@ public struct TargetID: WordHashable, Sendable, Comparable {
 
 /// A payload and the protocol it came from.
 public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
-    /// Raw values are the diary's payload kinds.
-    public enum Kind: String, Hashable, Sendable {
-        /// Read over GATT or written to the signal characteristic by a Herald phone.
-        case herald
-        /// A GAEN rolling proximity identifier.
-        case gaen
-        /// An OpenTrace payload.
-        case opentrace
-        /// From a configured advert-based protocol's service data.
-        case advert
-    }
-
     public var bytes: [UInt8]
     /// What was heard with the payload but is not part of its identity: a GAEN advert's 4 bytes
     /// of Associated Encrypted Metadata, big-endian as broadcast (they rotate with the
@@ -96,9 +86,9 @@ public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
     /// the padding beside `kind`, so a target's record does not grow.
     public var metadata: UInt32?
     /// After the bytes, so that a record's small fields pack beside it.
-    public var kind: Kind
+    public var kind: PayloadKind
 
-    public init(kind: Kind, bytes: [UInt8], metadata: UInt32? = nil) {
+    public init(kind: PayloadKind, bytes: [UInt8], metadata: UInt32? = nil) {
         self.kind = kind
         self.bytes = bytes
         self.metadata = metadata
@@ -120,14 +110,4 @@ public struct SensorPayload: Hashable, Sendable, CustomStringConvertible {
     public var metadataBytes: [UInt8]? {
         metadata.map { m in [UInt8(m >> 24), UInt8(m >> 16 & 0xFF), UInt8(m >> 8 & 0xFF), UInt8(m & 0xFF)] }
     }
-}
-
-/// The controller's state as the layers above need it.
-public enum BluetoothState: String, Hashable, Sendable {
-    /// Advertising and scanning.
-    case poweredOn
-    /// The controller is gone or was reset; the node retries.
-    case unavailable
-    /// The node stopped.
-    case poweredOff
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Sightings
 import VenueDiary
 
 /// A payload the node learned (read over GATT or written to it), for the read statistics.

@@ -1,3 +1,4 @@
+import Sightings
 import VenueDiary
 
 /// What a simulated device is, as far as the node and the efficacy report care.

@@ -1,3 +1,4 @@
+import Sightings
 import VenueDiary
 
 /// A visit as it really happened: one identity present at the venue from `arrive` to `leave`,

@@ -1,4 +1,6 @@
-/// What kind of identity a sighting carries. Stored in the diary and the exports as its raw value.
+/// What kind of identity a sighting carries: the one enum Herald's node reports payloads with
+/// (`SensorPayload.kind`) and the diary stores them under. Stored in the diary and the exports as
+/// its raw value.
 public enum PayloadKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// A Herald payload read over GATT or written to the signal characteristic.
     case herald

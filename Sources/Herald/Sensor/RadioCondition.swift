@@ -1,4 +1,7 @@
-/// The node's Bluetooth condition, as logs and the status LED show it.
+/// The node's Bluetooth condition: the one summary of the host's ``BluetoothState`` (its session
+/// with the controller) and ``RadioState`` (whether it advertises and scans) that the layers
+/// above see: the sensor node (``SensorNode/bluetoothState(_:now:into:)``, which drops its
+/// sessions when the radio stops running), Herald's events, logs and the status LED.
 public enum RadioCondition: Hashable, Sendable, CustomStringConvertible {
     /// Opening or initialising the controller.
     case starting
