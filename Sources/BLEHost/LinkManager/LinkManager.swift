@@ -27,6 +27,16 @@
 /// - enabling what the controller already has enabled (0x0C) counts as enabled;
 /// - after a long silence the controller is probed with a harmless command; only a command that
 ///   goes unanswered within the command timeout asks for a reset. Silence is no fault.
+///
+/// Inside, the work is split by concern, as Zephyr's host splits it (`adv.c`, `scan.c`,
+/// `conn.c`), into small machines that each hold their own state and *return* what they want
+/// done: ``Advertiser`` and ``Scanner`` (the next ``RadioCommand``), ``Initiator`` (attempts
+/// and their deadlines: an ``Initiator/Step``, a cancel command, the attempts that ended),
+/// ``LinkTable`` (links, refused links, the cap), ``HealthProbe`` (the probe command) and
+/// ``RadioSequencer`` (one exclusive radio command at a time, back-off, the random address).
+/// This facade owns the shared ``HCICommandQueue`` and the controller's init phase, sends what
+/// the machines return, routes each completion back to the machine whose command it was, and
+/// appends the resulting ``Action``s to the caller's array.
 public struct LinkManager: Sendable {
     enum Phase: Sendable {
         case off

@@ -1,13 +1,4 @@
 extension LinkManager {
-    /// The radio commands the link manager's machines ask for: each names the step it takes, so
-    /// its completion goes back to the machine that asked.
-    enum RadioStep: Sendable {
-        case setRandomAddress
-        case advertisingDisable, advertisingParameters, advertisingData, scanResponseData, advertisingEnable
-        case scanDisable, scanParameters, scanEnable
-        case createConnection, cancelConnection
-    }
-
     /// What a machine returns when it wants the controller to do something: one command for the
     /// shared ``HCICommandQueue``. `exclusive` commands run one at a time (see
     /// ``RadioSequencer``); LE Create Connection Cancel is the one that does not wait its turn.
