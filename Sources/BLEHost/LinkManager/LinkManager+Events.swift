@@ -5,7 +5,7 @@ extension LinkManager {
     /// ignored: they describe a controller state that is about to be thrown away.
     public mutating func handle(_ event: HCIEvent, now: ContinuousClock.Instant, into actions: inout [Action]) {
         if case .off = phase { return }
-        lastActivity = now
+        health.heard(at: now)
         switch event {
         case .commandComplete, .commandStatus:
             var queueActions: [HCICommandQueue.Action] = []
@@ -17,18 +17,17 @@ extension LinkManager {
             connectionComplete(complete, now: now, into: &actions)
         case .disconnectionComplete(let complete):
             guard complete.status.isSuccess else { return }
-            if let link = links.removeValue(forKey: complete.handle) {
+            if let link = linkTable.remove(complete.handle) {
                 actions.append(.connectionClosed(link, reason: complete.reason))
-            } else if refusedLinks.removeValue(forKey: complete.handle) == nil {
+            } else if !linkTable.removeRefused(complete.handle) {
                 return
             }
             linksChanged(now: now, into: &actions)
         case .le(.connectionUpdateComplete(let update)):
-            guard update.status.isSuccess, var link = links[update.handle] else { return }
-            link.interval = update.interval
-            link.latency = update.latency
-            link.supervisionTimeout = update.supervisionTimeout
-            links[update.handle] = link
+            guard update.status.isSuccess,
+                let link = linkTable.update(
+                    update.handle, interval: update.interval, latency: update.latency, supervisionTimeout: update.supervisionTimeout)
+            else { return }
             actions.append(.connectionUpdated(link))
         case .le(.longTermKeyRequest(let request)):
             // No pairing, so no keys: say so at once rather than let the peer wait.
@@ -42,15 +41,12 @@ extension LinkManager {
 
     private mutating func connectionComplete(_ complete: LEConnectionComplete, now: ContinuousClock.Instant, into actions: inout [Action]) {
         guard complete.status.isSuccess else {
-            if case .cancelling(let peer, _) = initiating {
-                // 0x02 answers the cancel sent at the attempt's deadline.
-                endAttempt(peer, status: .connectionTimeout, into: &actions)
-                reconcile(now: now, into: &actions)
-            } else if let peer = initiatingPeer {
-                endAttempt(peer, status: complete.status, into: &actions)
+            if let failure = initiator.failed(status: complete.status) {
+                // 0x02 answering the cancel sent at the attempt's deadline is reported as 0x08.
+                attemptEnded(failure.peer, status: failure.status, into: &actions)
                 reconcile(now: now, into: &actions)
             } else if complete.status == .advertisingTimeout {
-                isAdvertising = false
+                advertiser.ended()
                 reconcile(now: now, into: &actions)
             }
             return
@@ -60,16 +56,16 @@ extension LinkManager {
             peerAddressType: complete.peerAddressType, interval: complete.interval, latency: complete.latency,
             supervisionTimeout: complete.supervisionTimeout)
         if complete.role == .central {
-            if initiatingPeer != nil { initiating = .idle }
+            initiator.connected()
         } else {
             // Legacy connectable advertising ends when a central connects.
-            isAdvertising = false
-            if links.count + refusedLinks.count + (isInitiating ? 1 : 0) >= configuration.maximumConnections {
+            advertiser.ended()
+            if linkTable.isFull(adding: initiator.isActive ? 1 : 0) {
                 refuse(link, now: now, into: &actions)
                 return
             }
         }
-        links[link.handle] = link
+        linkTable.add(link)
         actions.append(.connectionOpened(link))
         linksChanged(now: now, into: &actions)
     }
@@ -81,7 +77,7 @@ extension LinkManager {
     /// resources" answers connection requests and is no valid Disconnect reason; 0x13 would
     /// claim the user ended it).
     mutating func refuse(_ link: LELink, now: ContinuousClock.Instant, into actions: inout [Action]) {
-        refusedLinks[link.handle] = link
+        linkTable.refuse(link)
         actions.append(.connectionRefused(link))
         enqueue(Disconnect(handle: link.handle, reason: .remoteLowResources).commandPacket, .disconnect(link.handle), now: now, into: &actions)
         linksChanged(now: now, into: &actions)
@@ -90,14 +86,14 @@ extension LinkManager {
     /// A link opened or closed: scanning is re-asserted (some controllers stop it silently),
     /// advertising resumes if the cap allows.
     private mutating func linksChanged(now: ContinuousClock.Instant, into actions: inout [Action]) {
-        if desiredScanning != nil { scanWork = .all }
+        scanner.reassert()
         reconcile(now: now, into: &actions)
     }
 
-    /// The running connection attempt is over without a link.
-    mutating func endAttempt(_ peer: Peer, status: HCIStatus, into actions: inout [Action]) {
-        initiating = .idle
-        if desiredScanning != nil { scanWork = .all }
+    /// The running connection attempt is over without a link (the ``Initiator`` is idle again):
+    /// scanning is re-asserted and the failure reported.
+    mutating func attemptEnded(_ peer: Peer, status: HCIStatus, into actions: inout [Action]) {
+        scanner.reassert()
         actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: status))
     }
 
@@ -113,7 +109,7 @@ extension LinkManager {
         case .radio(let step):
             radioCompleted(step, opcode, result, now: now, into: &actions)
         case .probe:
-            probing = false
+            health.probeEnded()
         case .owner:
             break  // reported by `process`
         case .disconnect(let handle):
@@ -121,10 +117,10 @@ extension LinkManager {
             actions.append(.commandFailed(opcode, status))
             // The controller does not know the link: it is gone.
             guard status == .unknownConnectionIdentifier else { return }
-            if let link = links.removeValue(forKey: handle) {
+            if let link = linkTable.remove(handle) {
                 actions.append(.connectionClosed(link, reason: status))
                 linksChanged(now: now, into: &actions)
-            } else if refusedLinks.removeValue(forKey: handle) != nil {
+            } else if linkTable.removeRefused(handle) {
                 linksChanged(now: now, into: &actions)
             }
         case .quiet:

@@ -27,6 +27,16 @@
 /// - enabling what the controller already has enabled (0x0C) counts as enabled;
 /// - after a long silence the controller is probed with a harmless command; only a command that
 ///   goes unanswered within the command timeout asks for a reset. Silence is no fault.
+///
+/// Inside, the work is split by concern, as Zephyr's host splits it (`adv.c`, `scan.c`,
+/// `conn.c`), into small machines that each hold their own state and *return* what they want
+/// done: ``Advertiser`` and ``Scanner`` (the next ``RadioCommand``), ``Initiator`` (attempts
+/// and their deadlines: an ``Initiator/Step``, a cancel command, the attempts that ended),
+/// ``LinkTable`` (links, refused links, the cap), ``HealthProbe`` (the probe command) and
+/// ``RadioSequencer`` (one exclusive radio command at a time, back-off, the random address).
+/// This facade owns the shared ``HCICommandQueue`` and the controller's init phase, sends what
+/// the machines return, routes each completion back to the machine whose command it was, and
+/// appends the resulting ``Action``s to the caller's array.
 public struct LinkManager: Sendable {
     enum Phase: Sendable {
         case off
@@ -34,6 +44,7 @@ public struct LinkManager: Sendable {
         case ready(ControllerInfo)
     }
 
+    /// Whose command a queued command is, so its completion goes back to its owner.
     enum Purpose: Sendable {
         case initStep
         case radio(RadioStep)
@@ -43,91 +54,38 @@ public struct LinkManager: Sendable {
         case quiet
     }
 
-    enum RadioStep: Sendable {
-        case setRandomAddress
-        case advertisingDisable, advertisingParameters, advertisingData, scanResponseData, advertisingEnable
-        case scanDisable, scanParameters, scanEnable
-        case createConnection, cancelConnection
-    }
-
-    struct Peer: Hashable, Sendable {
-        var address: BluetoothAddress
-        var type: AddressType
-    }
-
-    /// A connection attempt and the one deadline it has, from the caller's request: queued or
-    /// running, it is given up then and reported as a connection timeout (0x08).
-    struct Attempt: Sendable {
-        var peer: Peer
-        var deadline: ContinuousClock.Instant
-    }
-
-    enum Initiating: Sendable {
-        case idle
-        case creating(Attempt)
-        /// The attempt's deadline passed and LE Create Connection Cancel went out; `answerBy`
-        /// bounds the wait for the controller's LE Connection Complete.
-        case cancelling(Peer, answerBy: ContinuousClock.Instant)
-    }
-
-    /// Advertising steps still to do before it may be enabled.
-    struct AdvertisingWork: OptionSet, Sendable {
-        let rawValue: UInt8
-        static let disable = AdvertisingWork(rawValue: 1)
-        static let parameters = AdvertisingWork(rawValue: 2)
-        static let data = AdvertisingWork(rawValue: 4)
-        static let scanResponse = AdvertisingWork(rawValue: 8)
-        static let all: AdvertisingWork = [.disable, .parameters, .data, .scanResponse]
-    }
-
-    /// Scanning steps still to do before it may be enabled.
-    struct ScanWork: OptionSet, Sendable {
-        let rawValue: UInt8
-        static let disable = ScanWork(rawValue: 1)
-        static let parameters = ScanWork(rawValue: 2)
-        static let all: ScanWork = [.disable, .parameters]
-    }
-
     public let configuration: Configuration
     var phase = Phase.off
+    /// The shared command queue: every machine's commands and the owner's go through it.
     var queue: HCICommandQueue
     var purposes: [HCICommandQueue.Token: Purpose] = [:]
-
-    // What the application wants.
-    public private(set) var desiredAdvertising: AdvertisingConfiguration?
-    public private(set) var desiredScanning: LESetScanParameters?
-    var connectQueue: [Attempt] = []
-
-    // What the controller is believed to do.
-    public internal(set) var links: [UInt16: LELink] = [:]
-    public internal(set) var isAdvertising = false
-    public internal(set) var isScanning = false
-    /// The advertising parameters the controller holds (nil: unknown or none).
-    var advertisingParametersSet: LESetAdvertisingParameters?
-    /// The parameters in the Set Advertising Parameters command in flight.
-    var advertisingParametersSent: LESetAdvertisingParameters?
-    /// Peripheral links beyond the cap, being disconnected: never reported, but the controller
-    /// holds them until Disconnection Complete, so they count against the cap.
-    var refusedLinks: [UInt16: LELink] = [:]
-    var advertisingWork = AdvertisingWork.all
-    var scanWork = ScanWork.all
-    var randomAddressSet = false
-    var initiating = Initiating.idle
-    /// The controller refused LE Create Connection while scanning, whatever its states said.
-    var initiatingNeedsScanningOff = false
-    /// Whether the attempt being created was sent while scanning.
-    var createdWhileScanning = false
-    var radioBusy: RadioStep?
-    var retryAt: ContinuousClock.Instant?
-    var backoff: Duration
-    var lastActivity: ContinuousClock.Instant?
-    var probing = false
+    var advertiser = Advertiser()
+    var scanner = Scanner()
+    var initiator: Initiator
+    var linkTable: LinkTable
+    var health: HealthProbe
+    var sequencer: RadioSequencer
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         queue = HCICommandQueue(timeout: configuration.commandTimeout)
-        backoff = configuration.retryDelay
+        initiator = Initiator(configuration: configuration)
+        linkTable = LinkTable(maximum: configuration.maximumConnections)
+        health = HealthProbe(silence: configuration.silenceBeforeProbe)
+        sequencer = RadioSequencer(retryDelay: configuration.retryDelay, randomAddress: configuration.randomAddress)
     }
+
+    // What the application wants.
+    public var desiredAdvertising: AdvertisingConfiguration? { advertiser.desired }
+    public var desiredScanning: LESetScanParameters? { scanner.desired }
+
+    // What the controller is believed to do.
+    public var links: [UInt16: LELink] { linkTable.links }
+    public var isAdvertising: Bool { advertiser.isAdvertising }
+    public var isScanning: Bool { scanner.isScanning }
+    /// Peripheral links beyond the cap, being disconnected: never reported, but the controller
+    /// holds them until Disconnection Complete, so they count against the cap.
+    var refusedLinks: [UInt16: LELink] { linkTable.refused }
 
     /// The controller, once the init sequence has finished.
     public var controllerInfo: ControllerInfo? {
@@ -136,10 +94,7 @@ public struct LinkManager: Sendable {
     }
 
     /// True while a connection attempt is being made or cancelled.
-    public var isInitiating: Bool {
-        if case .idle = initiating { return false }
-        return true
-    }
+    public var isInitiating: Bool { initiator.isActive }
 
     /// When ``tick(now:into:)`` must next run (nil: only events and calls can change anything).
     public var nextDeadline: ContinuousClock.Instant? {
@@ -148,14 +103,9 @@ public struct LinkManager: Sendable {
             guard let deadline else { return }
             earliest = min(earliest ?? deadline, deadline)
         }
-        consider(retryAt)
-        switch initiating {
-        case .idle: break
-        case .creating(let attempt): consider(attempt.deadline)
-        case .cancelling(_, let answerBy): consider(answerBy)
-        }
-        for attempt in connectQueue { consider(attempt.deadline) }
-        if case .ready = phase, !probing, let last = lastActivity { consider(last + configuration.silenceBeforeProbe) }
+        consider(sequencer.retryAt)
+        consider(initiator.nextDeadline)
+        if case .ready = phase { consider(health.deadline) }
         return earliest
     }
 
@@ -165,7 +115,7 @@ public struct LinkManager: Sendable {
     /// advertising and scanning. Open links, attempts and commands from before end first.
     public mutating func start(now: ContinuousClock.Instant, into actions: inout [Action]) {
         stop(into: &actions)
-        lastActivity = now
+        health.heard(at: now)
         var initializer = ControllerInitializer()
         let step = initializer.start()
         phase = .initializing(initializer)
@@ -181,48 +131,28 @@ public struct LinkManager: Sendable {
             if case .owner = purposes[token] { actions.append(.commandResult(token, opcode, result)) }
         }
         purposes.removeAll()
-        for handle in links.keys.sorted() {
-            if let link = links.removeValue(forKey: handle) { actions.append(.connectionClosed(link, reason: .localHostTerminated)) }
-        }
-        if let peer = initiatingPeer {
+        for link in linkTable.removeAll() { actions.append(.connectionClosed(link, reason: .localHostTerminated)) }
+        for peer in initiator.removeAll() {
             actions.append(.connectionFailed(peer: peer.address, addressType: peer.type, status: .localHostTerminated))
         }
-        for attempt in connectQueue {
-            actions.append(.connectionFailed(peer: attempt.peer.address, addressType: attempt.peer.type, status: .localHostTerminated))
-        }
-        connectQueue.removeAll()
-        refusedLinks.removeAll()
-        initiating = .idle
         phase = .off
-        isAdvertising = false
-        advertisingParametersSet = nil
-        advertisingParametersSent = nil
-        isScanning = false
-        advertisingWork = .all
-        scanWork = .all
-        randomAddressSet = false
-        radioBusy = nil
-        retryAt = nil
-        backoff = configuration.retryDelay
-        probing = false
-        lastActivity = nil
+        advertiser.reset()
+        scanner.reset()
+        sequencer.reset()
+        health.stop()
     }
 
     // MARK: What the application wants
 
     /// Advertise with this configuration, or stop advertising (nil).
     public mutating func setAdvertising(_ advertising: AdvertisingConfiguration?, now: ContinuousClock.Instant, into actions: inout [Action]) {
-        guard advertising != desiredAdvertising else { return }
-        desiredAdvertising = advertising
-        if advertising != nil { advertisingWork = .all }
+        guard advertiser.want(advertising) else { return }
         reconcile(now: now, into: &actions)
     }
 
     /// Scan continuously with these parameters (duplicate filtering off), or stop (nil).
     public mutating func setScanning(_ parameters: LESetScanParameters?, now: ContinuousClock.Instant, into actions: inout [Action]) {
-        guard parameters != desiredScanning else { return }
-        desiredScanning = parameters
-        if parameters != nil { scanWork = .all }
+        guard scanner.want(parameters) else { return }
         reconcile(now: now, into: &actions)
     }
 
@@ -238,16 +168,16 @@ public struct LinkManager: Sendable {
         into actions: inout [Action]
     ) {
         let peer = Peer(address: address, type: addressType)
-        if links.values.contains(where: { $0.peerAddress == address }) {
+        if linkTable.hasLink(to: address) {
             actions.append(.connectionFailed(peer: address, addressType: addressType, status: .connectionAlreadyExists))
             return
         }
-        if connectQueue.contains(where: { $0.peer == peer }) || initiatingPeer == peer { return }
-        if links.count + refusedLinks.count + connectQueue.count + (isInitiating ? 1 : 0) >= configuration.maximumConnections {
+        if initiator.isConnecting(to: peer) { return }
+        if linkTable.isFull(adding: initiator.attemptCount) {
             actions.append(.connectionFailed(peer: address, addressType: addressType, status: .connectionLimitExceeded))
             return
         }
-        connectQueue.append(Attempt(peer: peer, deadline: now + (timeout ?? configuration.connectTimeout)))
+        initiator.enqueue(Attempt(peer: peer, deadline: now + (timeout ?? configuration.connectTimeout)))
         reconcile(now: now, into: &actions)
     }
 
@@ -255,7 +185,7 @@ public struct LinkManager: Sendable {
     public mutating func disconnect(
         handle: UInt16, reason: HCIStatus = .remoteUserTerminated, now: ContinuousClock.Instant, into actions: inout [Action]
     ) {
-        guard links[handle] != nil else { return }
+        guard linkTable.links[handle] != nil else { return }
         enqueue(Disconnect(handle: handle, reason: reason).commandPacket, .disconnect(handle), now: now, into: &actions)
     }
 
@@ -264,7 +194,7 @@ public struct LinkManager: Sendable {
     /// ``Action/connectionRefused(_:)``, never in ``Action/connectionClosed(_:reason:)``. Call it
     /// right after ``Action/connectionOpened(_:)``, before the link is used.
     public mutating func refuse(handle: UInt16, now: ContinuousClock.Instant, into actions: inout [Action]) {
-        guard let link = links.removeValue(forKey: handle) else { return }
+        guard let link = linkTable.remove(handle) else { return }
         refuse(link, now: now, into: &actions)
     }
 
@@ -273,7 +203,7 @@ public struct LinkManager: Sendable {
     public mutating func updateConnection(
         handle: UInt16, parameters: LEConnectionParameters, now: ContinuousClock.Instant, into actions: inout [Action]
     ) {
-        guard links[handle] != nil else { return }
+        guard linkTable.links[handle] != nil else { return }
         enqueue(LEConnectionUpdate(handle: handle, parameters: parameters).commandPacket, .quiet, now: now, into: &actions)
     }
 
@@ -294,23 +224,14 @@ public struct LinkManager: Sendable {
         process(queueActions, now: now, into: &actions)
         guard case .ready = phase else { return }
 
-        if let last = lastActivity, !probing, now - last >= configuration.silenceBeforeProbe {
-            probing = true
-            enqueue(ReadLocalVersionInformation().commandPacket, .probe, now: now, into: &actions)
-            if desiredScanning != nil { scanWork = .all }
+        if let probe = health.probeIfDue(now: now) {
+            enqueue(probe, .probe, now: now, into: &actions)
+            scanner.reassert()
         }
         reconcile(now: now, into: &actions)
     }
 
     // MARK: Plumbing
-
-    var initiatingPeer: Peer? {
-        switch initiating {
-        case .idle: return nil
-        case .creating(let attempt): return attempt.peer
-        case .cancelling(let peer, _): return peer
-        }
-    }
 
     @discardableResult
     mutating func enqueue(_ command: HCICommandPacket, _ purpose: Purpose, now: ContinuousClock.Instant, into actions: inout [Action])
@@ -323,12 +244,10 @@ public struct LinkManager: Sendable {
         return token
     }
 
-    /// Sends a radio command. `exclusive` radio commands run one at a time.
-    mutating func sendRadio(
-        _ command: some HCICommand, _ step: RadioStep, now: ContinuousClock.Instant, into actions: inout [Action], exclusive: Bool = true
-    ) {
-        if exclusive { radioBusy = step }
-        enqueue(command.commandPacket, .radio(step), now: now, into: &actions)
+    /// Sends a radio command a machine returned. `exclusive` radio commands run one at a time.
+    mutating func send(_ command: RadioCommand, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        sequencer.sent(command)
+        enqueue(command.packet, .radio(command.step), now: now, into: &actions)
     }
 
     mutating func process(_ queueActions: [HCICommandQueue.Action], now: ContinuousClock.Instant, into actions: inout [Action]) {
@@ -359,7 +278,7 @@ public struct LinkManager: Sendable {
             enqueue(command, .initStep, now: now, into: &actions)
         case .done(let info):
             phase = .ready(info)
-            lastActivity = now
+            health.heard(at: now)
             actions.append(.ready(info))
             reconcile(now: now, into: &actions)
         case .failed(let failure):
