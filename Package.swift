@@ -6,7 +6,8 @@
 //   BLETransport  ways to reach a controller: HCI user channel (Pi), H4 over a unix socket (btvirt)
 //   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
 //   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
-//   Sightings     what a sighting carries that Herald and the diary both name: the payload kinds
+//   Sightings     what a sighting carries that Herald and the diary both name: the payload kinds,
+//                 a time-and-RSSI sample
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
 //   Exposure      published GAEN diagnosis keys matched against the diary
 //   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
@@ -73,13 +74,13 @@ let package = Package(
             ]),
 
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
-        .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost"]),
+        .testTarget(name: "HeraldTests", dependencies: ["Herald", "BLEHost", "Sightings"]),
         .testTarget(name: "CivilDateTests", dependencies: ["CivilDate"]),
         .testTarget(name: "VenueDiaryTests", dependencies: ["VenueDiary", "Sightings", grdb]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Herald", "Sightings", "VenueDiary", "VenueNode", "BLEHost"]),
         .testTarget(name: "AirTransportTests", dependencies: ["AirTransport", "Simulation", "Herald", "BLEHost", "BLETransport"]),
         .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
-        .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "VenueDiary", "BLEHost"]),
+        .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "Sightings", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode", crypto]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.

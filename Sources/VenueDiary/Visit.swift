@@ -59,6 +59,7 @@ public struct Visit: Sendable, Equatable {
 }
 
 /// One sighting of a payload: what the Bluetooth layer reports once it knows who it saw.
+/// Not built on ``RSSISample`` (time and RSSI only): a sighting is the diary's row, with kind, payload and metadata.
 public struct Sighting: Sendable, Equatable {
     /// Wall-clock Unix seconds.
     public var time: Double
@@ -76,18 +77,5 @@ public struct Sighting: Sendable, Equatable {
         self.payload = payload
         self.rssi = rssi
         self.metadata = metadata
-    }
-}
-
-/// A sighting taken before the payload was known (the Bluetooth layer measures a device by its
-/// ephemeral address first and reads its payload later); see ``PresenceTracker/attribute(_:to:)``.
-/// `rssi` is nil when the controller could not measure it.
-public struct RSSISample: Sendable, Equatable {
-    public var time: Double
-    public var rssi: Int?
-
-    public init(time: Double, rssi: Int?) {
-        self.time = time
-        self.rssi = rssi
     }
 }

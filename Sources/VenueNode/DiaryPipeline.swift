@@ -1,4 +1,5 @@
 import Herald
+import Sightings
 import VenueDiary
 
 /// Carries the node's ``SensorEvent``s into the venue diary: the one path from Bluetooth to

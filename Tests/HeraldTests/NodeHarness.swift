@@ -1,4 +1,5 @@
 import BLEHost
+import Sightings
 import Testing
 
 @testable import Herald
@@ -59,7 +60,7 @@ extension [NodeAction] {
     var events: [SensorEvent] { compactMap { if case .event(let e) = $0 { return e } else { return nil } } }
     var connects: [TargetID] { compactMap { if case .connect(let t) = $0 { return t.id } else { return nil } } }
     var disconnects: [TargetID] { compactMap { if case .disconnect(let t) = $0 { return t.id } else { return nil } } }
-    var reads: [(SensorPayload, [SensorEvent.Measurement])] {
+    var reads: [(SensorPayload, [RSSISample])] {
         events.compactMap { if case .read(_, let p, let earlier, _) = $0 { return (p, earlier) } else { return nil } }
     }
     var measures: [(TargetID, Int?, SensorPayload?)] {

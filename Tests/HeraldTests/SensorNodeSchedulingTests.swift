@@ -1,4 +1,5 @@
 import BLEHost
+import Sightings
 import Testing
 
 @testable import Herald
@@ -37,7 +38,7 @@ import Testing
         #expect(h.tick(0).connects == [a.id])
         _ = h.link(.connected, a.id, at: 0.1)
         _ = h.link(.discovered(.android), a.id, at: 0.2)
-        #expect(h.link(.payloadRead(phone1), a.id, at: 0.3) == [.event(.read(a, payload: SensorPayload(kind: .herald, bytes: phone1), earlier: [SensorEvent.Measurement(time: 0, rssi: -60)], time: 0.3)), .disconnect(a)])
+        #expect(h.link(.payloadRead(phone1), a.id, at: 0.3) == [.event(.read(a, payload: SensorPayload(kind: .herald, bytes: phone1), earlier: [RSSISample(time: 0, rssi: -60)], time: 0.3)), .disconnect(a)])
         #expect(h.link(.disconnected, b.id, at: 0.35).isEmpty)  // not b's session: stale, frees nothing
         #expect(h.link(.disconnected, a.id, at: 0.4).connects == [b.id])
     }

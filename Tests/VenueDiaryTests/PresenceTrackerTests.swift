@@ -1,3 +1,4 @@
+import Sightings
 import Testing
 @testable import VenueDiary
 

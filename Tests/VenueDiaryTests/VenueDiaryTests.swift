@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Sightings
 import Testing
 @testable import VenueDiary
 

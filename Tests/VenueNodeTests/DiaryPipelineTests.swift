@@ -1,6 +1,7 @@
 import BLEHost
 import Foundation
 import Herald
+import Sightings
 import Testing
 import VenueDiary
 @testable import VenueNode
@@ -44,7 +45,7 @@ import VenueDiary
         // Adverts measured before the payload was read; the node holds them and hands them over.
         p.handle(.detect(phone, time: 10), wallOffset: offset)
         p.handle(.measure(phone, rssi: -60, payload: nil, time: 10), wallOffset: offset)
-        let earlier = [SensorEvent.Measurement(time: 10, rssi: -60), SensorEvent.Measurement(time: 20, rssi: -64)]
+        let earlier = [RSSISample(time: 10, rssi: -60), RSSISample(time: 20, rssi: -64)]
         p.handle(.read(phone, payload: Self.herald(1), earlier: earlier, time: 25), wallOffset: offset)
         for t in stride(from: 30.0, through: 140, by: 10) { p.handle(.measure(phone, rssi: -62, payload: Self.herald(1), time: t), wallOffset: offset) }
         let changes = try run(&p, from: 0, to: 141)

@@ -164,7 +164,7 @@ public struct SensorNode: Sendable {
     mutating func learn(_ payload: SensorPayload, for id: TargetID, now: Double, into actions: inout [NodeAction]) {
         let venueBeacon =
             payload.kind == .herald && !configuration.recordVenueBeacons && PayloadFormat(classifying: payload.bytes) == .venueBeacon
-        let learned = table.update(id) { record -> (target: Target, earlier: [SensorEvent.Measurement], wasVenueBeacon: Bool)? in
+        let learned = table.update(id) { record -> (target: Target, earlier: [RSSISample], wasVenueBeacon: Bool)? in
             record.payloadReadAt = now
             if record.payload == payload { return nil }
             record.payload = payload

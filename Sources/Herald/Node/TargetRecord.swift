@@ -1,4 +1,5 @@
 import BLEHost
+import Sightings
 
 /// Everything the node knows about one target.
 struct TargetRecord: Sendable {
@@ -99,7 +100,7 @@ struct TargetRecord: Sendable {
     }
 
     /// The buffered measurements as events carry them.
-    var earlierMeasurements: [SensorEvent.Measurement] { earlier.map { $0.measurement(since: firstSeen) } }
+    var earlierMeasurements: [RSSISample] { earlier.map { $0.measurement(since: firstSeen) } }
 
     init(target: Target, source: Source, now: Double) {
         self.target = target
@@ -182,7 +183,7 @@ struct BufferedMeasurement: Equatable {
         self.rssi = rssi.map { Int8(clamping: $0) } ?? .min
     }
 
-    func measurement(since origin: Double) -> SensorEvent.Measurement {
-        SensorEvent.Measurement(time: origin + Double(offset), rssi: rssi == .min ? nil : Int(rssi))
+    func measurement(since origin: Double) -> RSSISample {
+        RSSISample(time: origin + Double(offset), rssi: rssi == .min ? nil : Int(rssi))
     }
 }

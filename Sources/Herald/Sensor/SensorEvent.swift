@@ -17,7 +17,7 @@ public enum SensorEvent: Hashable, Sendable {
     /// A target's payload became known: read over GATT, written to our signal characteristic, or
     /// taken from its advert. `earlier` holds the target's measurements taken before, oldest
     /// first, for the presence tracker to attribute to this payload.
-    case read(Target, payload: SensorPayload, earlier: [Measurement], time: Double)
+    case read(Target, payload: SensorPayload, earlier: [RSSISample], time: Double)
     /// A target shared the payloads of phones it saw recently (signal write `0x03`).
     case share(Target, payloads: [SensorPayload], rssi: Int?, time: Double)
     /// The node stopped following a target: unseen for its clean interval, or its place taken
@@ -32,17 +32,6 @@ public enum SensorEvent: Hashable, Sendable {
         case .detect(_, let time), .measure(_, _, _, _, let time), .read(_, _, _, let time), .share(_, _, _, let time),
             .delete(_, let time), .bluetoothState(_, let time):
             return time
-        }
-    }
-
-    /// One measurement; `rssi` (dBm) is nil when the controller could not measure it.
-    public struct Measurement: Hashable, Sendable {
-        public var time: Double
-        public var rssi: Int?
-
-        public init(time: Double, rssi: Int?) {
-            self.time = time
-            self.rssi = rssi
         }
     }
 }
