@@ -98,27 +98,27 @@ public struct PresenceTracker: Sendable {
     /// registered again at its next sighting (``record(_:time:rssi:)`` returns false).
     public let maximumIdentities: Int
 
-    private var slots: [Slot] = []
+    var slots: [Slot] = []
     /// When the identities reach this many, the next new one makes room again (at least an
     /// eighth of the limit later, so checked-in visits filling the tracker cost no pass per key).
-    private var nextRoom = 0
+    var nextRoom = 0
     /// By slot, when ``advance(to:)`` next needs to look at it (its open visit may have gone
     /// unseen for longer than the check-out limit, its idle key may have outlived its lifetime):
     /// never later than that, sometimes earlier (a sighting since only makes it later; the slot
     /// is then looked at once for nothing). A tick reads these 8 bytes a slot, not the slots: in
     /// a GAEN crowd or flood the tracker holds an identity per identifier for ten minutes.
-    private var lookAt: [Double] = []
-    private var payloads: [[UInt8]] = []
+    var lookAt: [Double] = []
+    var payloads: [[UInt8]] = []
     /// By slot, what was heard with the identity but is not part of it (GAEN's metadata).
-    private var metadata: [[UInt8]?] = []
-    private var index: [Identity: UInt32] = [:]
-    private var freeSlots: [UInt32] = []
-    private var changes: [VisitChange] = []
-    private var dirtySlots: [UInt32] = []
+    var metadata: [[UInt8]?] = []
+    var index: [Identity: UInt32] = [:]
+    var freeSlots: [UInt32] = []
+    var changes: [VisitChange] = []
+    var dirtySlots: [UInt32] = []
 
-    public private(set) var counters = Counters()
+    public internal(set) var counters = Counters()
     /// Visits currently open (pending or checked in).
-    public private(set) var openVisitCount = 0
+    public internal(set) var openVisitCount = 0
 
     public init(settings: DiarySettings, keyLifetime: Double = 3600, maximumIdentities: Int = 65_536) {
         checkIn = settings.checkInSeconds
@@ -279,7 +279,7 @@ public struct PresenceTracker: Sendable {
 
     /// When ``advance(to:)`` may next have something to do for a slot, a millisecond early so
     /// that rounding never makes it late.
-    private func nextLook(_ s: Slot) -> Double {
+    func nextLook(_ s: Slot) -> Double {
         switch s.phase {
         case .pending, .checkedIn: s.last + checkOut - 0.001
         case .idle: s.idleSince.isNaN ? -.infinity : s.idleSince + lifetime(s.kind) - 0.001
@@ -288,7 +288,7 @@ public struct PresenceTracker: Sendable {
     }
 
     /// The slot's state changed so that ``advance(to:)`` may have something to do sooner.
-    private mutating func lookSooner(_ i: Int, _ s: Slot) {
+    mutating func lookSooner(_ i: Int, _ s: Slot) {
         lookAt[i] = min(lookAt[i], nextLook(s))
     }
 
@@ -373,171 +373,6 @@ public struct PresenceTracker: Sendable {
     public func isCheckedIn(_ key: VisitKey) -> Bool {
         guard let i = liveSlot(key) else { return false }
         return slots[i].phase == .checkedIn
-    }
-
-    // MARK: State machine
-
-    private func liveSlot(_ key: VisitKey) -> Int? {
-        let i = Int(key.slot)
-        guard i < slots.count, slots[i].generation == key.generation, slots[i].phase != .free else { return nil }
-        return i
-    }
-
-    private func key(of i: Int) -> VisitKey {
-        VisitKey(slot: UInt32(i), generation: slots[i].generation)
-    }
-
-    private func visit(of i: Int, _ s: Slot, checkOut: Double?) -> Visit {
-        Visit(
-            kind: s.kind, payload: payloads[i], checkIn: s.first, lastSeen: s.last, checkOut: checkOut,
-            samples: s.samples, rssiMax: s.rssiMax, rssiSum: s.rssiSum, metadata: metadata[i])
-    }
-
-    private mutating func observe(_ i: Int, time: Double, rssi: Int?) {
-        var s = slots[i]
-        switch s.phase {
-        case .pending, .checkedIn:
-            if time - s.last > checkOut {
-                end(i, &s, idleSince: time)
-                open(&s, time: time, rssi: rssi)
-            } else if time >= s.last {
-                s.last = time
-                fold(&s, rssi: rssi)
-            } else if !foldEarlier(&s, time: time, rssi: rssi) {
-                counters.droppedSamples += 1
-            }
-        case .idle, .free:
-            open(&s, time: time, rssi: rssi)
-            lookSooner(i, s)
-        }
-        grew(i, &s)
-        slots[i] = s
-    }
-
-    private mutating func open(_ s: inout Slot, time: Double, rssi: Int?) {
-        s.phase = .pending
-        s.dirty = false
-        s.first = time
-        s.last = time
-        s.samples = 0
-        s.rssiMax = 0
-        s.rssiSum = 0
-        fold(&s, rssi: rssi)
-        openVisitCount += 1
-    }
-
-    /// Counts a sighting; only a measured one joins the RSSI statistics.
-    private mutating func fold(_ s: inout Slot, rssi: Int?) {
-        counters.sightings += 1
-        guard let rssi else { return }
-        if s.samples == 0 || rssi > s.rssiMax { s.rssiMax = rssi }
-        s.samples += 1
-        s.rssiSum += rssi
-    }
-
-    /// Folds a sample older than the visit's last sighting; false when it fits the visit not.
-    private mutating func foldEarlier(_ s: inout Slot, time: Double, rssi: Int?) -> Bool {
-        if time >= s.first {
-            fold(&s, rssi: rssi)
-            return true
-        }
-        guard s.first - time <= checkOut, time > s.endedAt, s.last - time < maxVisit else { return false }
-        s.first = time
-        fold(&s, rssi: rssi)
-        return true
-    }
-
-    /// After a visit gained samples: check in, mark for the next update report, or close at the
-    /// maximum visit length.
-    private mutating func grew(_ i: Int, _ s: inout Slot) {
-        switch s.phase {
-        case .pending where s.last - s.first > checkIn:
-            s.phase = .checkedIn
-            s.dirty = false
-            changes.append(VisitChange(event: .checkedIn, key: key(of: i), visit: visit(of: i, s, checkOut: nil)))
-        case .checkedIn where !s.dirty:
-            s.dirty = true
-            dirtySlots.append(UInt32(i))
-        default:
-            break
-        }
-        if s.phase != .idle, s.last - s.first >= maxVisit {
-            end(i, &s, idleSince: s.last)
-        }
-    }
-
-    private mutating func end(_ i: Int, _ s: inout Slot, idleSince: Double) {
-        let event: VisitChange.Event = s.phase == .checkedIn ? .checkedOut : .walkPast
-        changes.append(VisitChange(event: event, key: key(of: i), visit: visit(of: i, s, checkOut: s.last)))
-        s.endedCheckedIn = s.phase == .checkedIn
-        s.phase = .idle
-        s.dirty = false
-        s.priorEnd = s.endedAt
-        s.endedAt = s.last
-        s.idleSince = idleSince
-        lookSooner(i, s)
-        openVisitCount -= 1
-    }
-
-    /// Takes back the end of the identity's last visit (its statistics are still in the slot).
-    private mutating func reopen(_ i: Int, _ s: inout Slot) {
-        s.phase = s.endedCheckedIn ? .checkedIn : .pending
-        s.dirty = false
-        s.endedAt = s.priorEnd
-        s.idleSince = .nan
-        lookSooner(i, s)
-        openVisitCount += 1
-        if s.phase == .checkedIn {
-            changes.append(VisitChange(event: .reopened, key: key(of: i), visit: visit(of: i, s, checkOut: nil)))
-        }
-    }
-
-    private func lifetime(_ kind: PayloadKind) -> Double {
-        switch kind {
-        case .gaen, .advert: min(keyLifetime, checkOut)
-        case .herald, .opentrace: keyLifetime
-        }
-    }
-
-    /// Frees an eighth of ``maximumIdentities`` (see there): one pass over the slots every so
-    /// many new identities, a few slot reads per identity.
-    private mutating func makeRoom() {
-        var idle: [(since: Double, slot: Int)] = []
-        var pending: [(last: Double, slot: Int)] = []
-        for i in slots.indices {
-            switch slots[i].phase {
-            case .idle: idle.append((slots[i].idleSince.isNaN ? -.infinity : slots[i].idleSince, i))
-            case .pending: pending.append((slots[i].last, i))
-            case .checkedIn, .free: break
-            }
-        }
-        let room = max(1, maximumIdentities / 8)
-        idle.sort { $0.since < $1.since }
-        let idleFreed = min(room, idle.count)
-        for (_, i) in idle.prefix(idleFreed) { release(i) }
-        let pendingEnded = min(room - idleFreed, pending.count)
-        if pendingEnded > 0 {
-            pending.sort { $0.last < $1.last }
-            for (_, i) in pending.prefix(pendingEnded) {
-                var s = slots[i]
-                end(i, &s, idleSince: s.last)
-                slots[i] = s
-                release(i)
-            }
-        }
-        counters.identitiesEvicted += idleFreed + pendingEnded
-        counters.pendingVisitsEnded += pendingEnded
-        nextRoom = index.count + room
-    }
-
-    private mutating func release(_ i: Int) {
-        index.removeValue(forKey: Identity(kind: slots[i].kind, payload: payloads[i]))
-        payloads[i] = []
-        metadata[i] = nil
-        slots[i].phase = .free
-        slots[i].generation &+= 1
-        lookAt[i] = .infinity
-        freeSlots.append(UInt32(i))
     }
 }
 
