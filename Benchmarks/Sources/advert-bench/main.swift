@@ -14,8 +14,12 @@
 //   distinct  every advert differs (addresses, pseudo addresses, RPIs, Apple data): no cache helps;
 //   repeats   `--devices` devices (a venue's mix) repeating their adverts, RSSI varying.
 // Stages timed per stream:
-//   classify  AD parse + Herald classification of each report's data (what the peer does: parse
-//             the AD structures);
+//   classify  AD parse + Herald classification of each report's data (flags only, nothing
+//             allocated);
+//   parse     the full parse the peer does (`ParsedAdvert`: name, service UUIDs as strings,
+//             service data, manufacturer data, TX power), objects allocated as the peer's are;
+//             beside it the peer's cached parser (what Home Assistant calls) and its uncached one,
+//             in one peer process, median of the same number of passes;
 //   decode    HCI event decode + report iteration + classification into an AdvertSighting;
 //   pipeline  decode + the Herald node's policy (target table, measurements, reads) + the
 //             DiaryPipeline into the presence tracker and the SQLite diary, with a clock tick per
@@ -177,6 +181,18 @@ func classifyStage(_ stream: AdvertStream, _ classifier: AdvertClassifier) -> Ti
     }
 }
 
+func parseStage(_ stream: AdvertStream) -> Timing {
+    var names = UUIDNames()
+    return measure {
+        var n = 0
+        for i in 0..<stream.count {
+            let parsed = ParsedAdvert(stream.data(i), names: &names)
+            n &+= parsed.serviceUUIDs.count &+ parsed.serviceData.count &+ parsed.manufacturerData.count
+        }
+        sink &+= n
+    }
+}
+
 func decodeStage(_ stream: AdvertStream, _ classifier: AdvertClassifier) -> Timing {
     measure {
         var n = 0
@@ -279,7 +295,8 @@ func pipelineStage(_ stream: AdvertStream, devices: [SimulatedDevice], classifie
     return (timing, visits, run.errors, run.node.targetCount, held)
 }
 
-func peer(_ stream: AdvertStream, label: String) -> Double? {
+/// The peer's rates (reports/s, median of `passes`): its cached parser and its uncached one.
+func peer(_ stream: AdvertStream, label: String, passes: Int) -> (cached: Double, uncached: Double)? {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("peer.py").path
     let path = NSTemporaryDirectory() + "advert-bench-\(getpid())-\(label).bin"
     var bytes = [UInt8]()
@@ -291,14 +308,16 @@ func peer(_ stream: AdvertStream, label: String) -> Double? {
     defer { try? FileManager.default.removeItem(atPath: path) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script, path]
+    process.arguments = ["python3", script, path, String(passes)]
     let pipe = Pipe()
     process.standardOutput = pipe
     do { try process.run() } catch { return nil }
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { return nil }
-    return Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    let rates = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+    guard rates.count == 2 else { return nil }
+    return (rates[0], rates[1])
 }
 
 let options = Options(CommandLine.arguments)
@@ -309,7 +328,7 @@ print("stream    stage     reports/s (wall)  reports/s (CPU)  peer reports/s  ou
 for label in options.streams {
     let stream = label == "distinct" ? distinctStream(devices, count: options.reports) : repeatsStream(devices, count: options.reports)
     let n = Double(stream.count)
-    let peerRate = options.peer ? peer(stream, label: label) : nil
+    let peerRates = options.peer ? peer(stream, label: label, passes: options.runs) : nil
     var pipelineRuns: [Timing] = []
     var (visits, errors, targets, held) = (0, 0, 0, "")
     for _ in 0..<options.runs {
@@ -326,8 +345,13 @@ for label in options.streams {
                 + ratio)
     }
     if !options.pipelineOnly {
-        row("classify", median((0..<options.runs).map { _ in classifyStage(stream, classifier) }), peer: peerRate)
-        row("decode", median((0..<options.runs).map { _ in decodeStage(stream, classifier) }), peer: peerRate)
+        row("classify", median((0..<options.runs).map { _ in classifyStage(stream, classifier) }), peer: peerRates?.cached)
+        let parse = median((0..<options.runs).map { _ in parseStage(stream) })
+        row("parse", parse, peer: peerRates?.cached)
+        if let uncached = peerRates?.uncached {
+            print(String(format: "          parse against the peer's uncached parser: %.0f reports/s, ours/peer %.2f", uncached, n / parse.wall / uncached))
+        }
+        row("decode", median((0..<options.runs).map { _ in decodeStage(stream, classifier) }), peer: peerRates?.cached)
     }
     row("pipeline", median(pipelineRuns), peer: nil)
     let rates = pipelineRuns.map { n / $0.wall }
