@@ -86,14 +86,19 @@ import Testing
         #expect(!visit.clockUncorrected)
     }
 
-    @Test func aRestartInTheSameUnsynchronisedBootResumesItsOpenVisits() throws {
+    /// A diary holding one visit open since `fake` (last seen at `fake + 600`), recorded on the
+    /// unsynchronised clock of boot-1 by a process that then stopped.
+    func openVisitLeftBeforeSync() throws -> DiaryStore {
         let store = try DiaryStore(path: path)
-        do {
-            var diary = try VenueDiary(store: store, settings: settings(), now: fake, clock: before)
-            let key = diary.key(for: .herald, payload: heraldPayload(1))
-            try sighting(&diary, key, stride(from: fake, through: fake + 600, by: 10))
-            try diary.flush(now: fake + 600)
-        }
+        var diary = try VenueDiary(store: store, settings: settings(), now: fake, clock: before)
+        let key = diary.key(for: .herald, payload: heraldPayload(1))
+        try sighting(&diary, key, stride(from: fake, through: fake + 600, by: 10))
+        try diary.flush(now: fake + 600)
+        return store
+    }
+
+    @Test func aRestartInTheSameUnsynchronisedBootResumesItsOpenVisits() throws {
+        let store = try openVisitLeftBeforeSync()
         // Its own reading of wall − boot time, a moment after the first one's.
         let sameBoot = try VenueDiary(
             store: store, settings: settings(), now: fake + 650, clock: .unsynchronised(bootID: "boot-1", wallMinusBoot: 1_000.002))
@@ -108,13 +113,7 @@ import Testing
     /// the open visit's times and the new clock's do not line up, so it is closed at its last
     /// sighting rather than resumed and stretched across the jump.
     @Test func aVisitOnAnotherClockOfTheSameBootIsClosedNotResumed() throws {
-        let store = try DiaryStore(path: path)
-        do {
-            var diary = try VenueDiary(store: store, settings: settings(), now: fake, clock: before)
-            let key = diary.key(for: .herald, payload: heraldPayload(1))
-            try sighting(&diary, key, stride(from: fake, through: fake + 600, by: 10))
-            try diary.flush(now: fake + 600)
-        }
+        let store = try openVisitLeftBeforeSync()
         let reset = try VenueDiary(
             store: store, settings: settings(), now: fake + 643, clock: .unsynchronised(bootID: "boot-1", wallMinusBoot: 1_043))
         #expect(reset.resumedVisits == 0 && reset.closedStaleVisits == 1)
