@@ -204,8 +204,10 @@ public struct LinkDataPath: Sendable {
                 if markClosing(link: handle) { outputs.append(.disconnect(link: handle)) }
             case .write(var write):
                 outputs.append(.useful(link: handle))
-                write.peerAddress = links[handle]?.info.peerAddress
-                write.peerAddressType = links[handle]?.info.peerAddressType
+                if let info = links[handle]?.info {
+                    write.peerAddress = info.peerAddress
+                    write.peerAddressType = info.peerAddressType
+                }
                 outputs.append(.event(.gattWrite(write)))
             case .valueRead:
                 outputs.append(.useful(link: handle))

@@ -1,3 +1,4 @@
+import CivilDate
 import Foundation
 import Glibc
 
@@ -171,10 +172,12 @@ public struct HeraldLogWriter: Sendable {
         guard name.count >= 10 else { return nil }
         let date = name.prefix(10)
         guard name.count == 10 || name.dropFirst(10).first == "." else { return nil }
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withFullDate]
-        guard let parsed = format.date(from: String(date)) else { return nil }
-        return day(of: parsed.timeIntervalSince1970)
+        let parts = date.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.map(\.count) == [4, 2, 2], parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
+        let civil = CivilDate(year: year, month: month, day: day)
+        return civil.isValid ? civil.daysSinceEpoch : nil
     }
 
     /// The day of the first row of a `contacts.csv` (its time starts `YYYY-MM-DD`).
