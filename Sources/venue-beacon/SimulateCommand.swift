@@ -72,7 +72,7 @@ struct SimulateCommand: AsyncParsableCommand {
             return try DiaryStore(path: diaryPath)
         }
 
-        var run = try VenueRun(truth: truth, setup: setup, store: store)
+        var logs: HeraldLogWriter?
         if let heraldLogs {
             try reportingFailures {
                 do {
@@ -81,10 +81,11 @@ struct SimulateCommand: AsyncParsableCommand {
                     throw CLIFailure(message: "\(heraldLogs): cannot create the directory", status: ExitStatus.cannotCreate)
                 }
             }
-            run.heraldLogs = HeraldLogWriter(
+            logs = HeraldLogWriter(
                 directory: heraldLogs, deviceName: venueIdentity.name, softwareVersion: ProductVersion.string,
-                ownPayload: run.identity.payload)
+                ownPayload: try setup.identity().payload)
         }
+        var run = try VenueRun(truth: truth, setup: setup, store: store, heraldLogs: logs)
         let end = truth.lastDeparture + venue.checkOutSeconds + 5
         let pacer = Pacer(pacing: Pacing(speed) ?? .unpaced, startVirtual: 0, startWall: .now)
         var status = StatusLine(interactive: isatty(STDERR_FILENO) == 1)

@@ -7,7 +7,7 @@ import VenueNode
 /// reports only (counted); connections, disconnections, writes, ticks and request results all
 /// reach the loop, in order.
 @Suite struct NodeInboxTests {
-    static func report(_ n: Int) -> NodeDriver.Input {
+    static func report(_ n: Int) -> NodeLoop.Input {
         .host(.advertisingReport(LEAdvertisingReport(
             eventType: .connectableUndirected, addressType: .random, address: BluetoothAddress(rawValue: 0xC000_0000_0000 | UInt64(n)),
             data: [0x02, 0x01, 0x06][...], rawRSSI: -60)))
@@ -34,7 +34,7 @@ import VenueNode
                 inbox.push(.host(.disconnected(Self.link(handle), reason: .remoteUserTerminated)))
                 expected.append("closed \(handle)")
             }
-            inbox.push(.tick(rejectedWrites: round))
+            inbox.push(.tick(NodeLoop.Tick(wall: Double(round))))
             expected.append("tick \(round)")
         }
         inbox.finish()
@@ -46,7 +46,7 @@ import VenueNode
                 case .host(.connected(let link)): seen.append("opened \(link.handle)")
                 case .host(.disconnected(let link, _)): seen.append("closed \(link.handle)")
                 case .host(.advertisingReport): reports += 1
-                case .tick(let rejected): seen.append("tick \(rejected)")
+                case .tick(let tick): seen.append("tick \(Int(tick.wall))")
                 default: break
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import VenueNode
 import Testing
 @testable import Appliance
 

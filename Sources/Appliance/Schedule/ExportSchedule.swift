@@ -1,3 +1,4 @@
+import VenueNode
 import Foundation
 
 /// `[export] schedule`: when the service exports the share window and delivers it on its own,

@@ -14,11 +14,11 @@ final class NodeInbox: Sendable {
     static let reportCapacity = 4096
 
     private struct State: Sendable {
-        var items: [NodeDriver.Input] = []
+        var items: [NodeLoop.Input] = []
         var reports = 0
         var dropped = 0
         var finished = false
-        var waiter: CheckedContinuation<[NodeDriver.Input]?, Never>?
+        var waiter: CheckedContinuation<[NodeLoop.Input]?, Never>?
     }
 
     private let state = Mutex(State())
@@ -26,8 +26,8 @@ final class NodeInbox: Sendable {
     /// Advertising reports dropped so far.
     var dropped: Int { state.withLock { $0.dropped } }
 
-    func push(_ input: NodeDriver.Input) {
-        let resume = state.withLock { s -> (CheckedContinuation<[NodeDriver.Input]?, Never>, [NodeDriver.Input])? in
+    func push(_ input: NodeLoop.Input) {
+        let resume = state.withLock { s -> (CheckedContinuation<[NodeLoop.Input]?, Never>, [NodeLoop.Input])? in
             guard !s.finished else { return nil }
             if case .host(.advertisingReport) = input {
                 if s.reports >= Self.reportCapacity { Self.dropOldestReports(&s) }
@@ -43,7 +43,7 @@ final class NodeInbox: Sendable {
 
     /// Ends the sequence: ``next()`` returns what is left, then nil.
     func finish() {
-        let waiter = state.withLock { s -> CheckedContinuation<[NodeDriver.Input]?, Never>? in
+        let waiter = state.withLock { s -> CheckedContinuation<[NodeLoop.Input]?, Never>? in
             s.finished = true
             defer { s.waiter = nil }
             return s.waiter
@@ -52,9 +52,9 @@ final class NodeInbox: Sendable {
     }
 
     /// The next batch, oldest first; nil once finished and empty. One caller at a time.
-    func next() async -> [NodeDriver.Input]? {
+    func next() async -> [NodeLoop.Input]? {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { s -> [NodeDriver.Input]?? in
+            let ready = state.withLock { s -> [NodeLoop.Input]?? in
                 if !s.items.isEmpty { return .some(Self.take(&s)) }
                 if s.finished { return .some(nil) }
                 s.waiter = continuation
@@ -64,7 +64,7 @@ final class NodeInbox: Sendable {
         }
     }
 
-    private static func take(_ s: inout State) -> [NodeDriver.Input] {
+    private static func take(_ s: inout State) -> [NodeLoop.Input] {
         s.reports = 0
         defer { s.items = [] }
         return s.items

@@ -11,7 +11,7 @@ import VenueNode
 ///
 /// From validated settings it builds the venue's identity over the air (advert, scan response,
 /// GATT service, signal write gate), the Bluetooth host (which opens the controller and reopens
-/// it with backoff when it fails), the node loop (``NodeRadio``) and the recorder (diary and
+/// it with backoff when it fails), the radio loop (``NodeLoop`` in its shell ``NodeRadio``) and the recorder (diary and
 /// Herald logs, ``Recorder``), and runs them until SIGTERM or SIGINT. Then it closes the diary:
 /// the recorder stops at the same moment as Bluetooth, so the final flush never waits for the
 /// radio. SIGHUP is answered in the log (no config reload: restart instead); SIGUSR1 runs the
@@ -53,8 +53,11 @@ public struct NodeService: Sendable {
         let identity = try setup.identity()
         let device = try HCITransportSpec(settings.bluetooth.device)
         let gate = SignalWriteGate(rateLimit: .node)
+        let loop = NodeLoop(
+            driver: try setup.driver(), gate: gate, schedule: settings.schedule, wall: clock.wall(),
+            deviceName: device.description, venueName: settings.venue.name)
         // Outside opening hours at start the radio starts switched off.
-        let openAtStart = settings.schedule?.isOpen(at: Date(timeIntervalSince1970: clock.wall())) ?? true
+        let openAtStart = loop.isOpen
         let host = BluetoothHost(
             device: device,
             configuration: try setup.hostConfiguration(
@@ -73,10 +76,7 @@ public struct NodeService: Sendable {
                         : nil
                 }),
             clock: clock, hooks: hooks, logger: logger)
-        let radio = NodeRadio(
-            host: host,
-            driver: try setup.driver(),
-            gate: gate, recorder: recorder, hooks: hooks, clock: clock, logger: logger, venueName: settings.venue.name, schedule: settings.schedule, openAtStart: openAtStart)
+        let radio = NodeRadio(host: host, loop: loop, recorder: recorder, hooks: hooks, clock: clock, logger: logger)
 
         logger.info("venue-beacon \(ProductVersion.string) starting: \(startLine(identity))")
         let signals = signals ?? ServiceSignals.stream()

@@ -6,22 +6,15 @@ import Synchronization
 import VenueDiary
 import VenueNode
 
-/// Records the node's sensor events: the venue diary (through ``DiaryPipeline``) and, when
-/// configured, Herald-format log files. Both block on the disk, so they run on a thread of their
-/// own, never on the cooperative pool. The node's loop hands events over with ``submit(_:)``,
-/// which never blocks.
-///
-/// Once a second the thread ticks the diary (check-ins committed within `commit_seconds`, open
-/// visits' progress every 10 minutes, retention at start and
-/// hourly once the clock is synchronised), logs check-ins and check-outs with a short payload
-/// id, and reports them to the hooks. On ``stop()`` (or cancellation of ``run()``) it writes
-/// what it has and closes the diary; open visits stay open and are resumed at the next start.
-///
-/// The diary's clock: while the system clock is not synchronised (`hooks.clockSynchronised`),
-/// diary time runs on the steady clock from the wall time at start, so a step of the wall clock
-/// cannot split visits, and new visits are stamped with the boot and `wall − CLOCK_BOOTTIME`.
-/// When sync is reported, the step is measured and the diary corrects, in one transaction,
-/// every visit this boot recorded before; from then on diary time is wall time.
+/// Records the node's sensor events: the shell that runs ``DiaryKeeper`` (the diary through
+/// ``DiaryPipeline`` and, when configured, Herald-format log files) on a thread of its own,
+/// because both block on the disk. The node's loop hands events over with ``submit(_:)``, which
+/// never blocks; the thread wakes for them and once a second, reads the clocks and the clock's
+/// synchronisation (`hooks.clockSynchronised`), and writes the keeper's notices to the log and
+/// the hooks. What is written when, and the diary's clock before and after sync, the keeper
+/// decides (the simulated venue runs the same keeper). On ``stop()`` (or cancellation of
+/// ``run()``) it writes what it has and closes the diary; open visits stay open and are resumed
+/// at the next start.
 final class Recorder: Sendable {
     struct Options: Sendable {
         var diaryPath: String
@@ -116,46 +109,31 @@ final class Recorder: Sendable {
 
     // MARK: The thread
 
+    /// The shell around ``DiaryKeeper``: it waits for events or the next second, takes what the
+    /// node handed over, reads the clocks, and writes the keeper's notices to the log and hooks.
     private func threadMain() -> Result<Void, any Error> {
-        var pipeline: DiaryPipeline
-        var synced = hooks.clockSynchronised()
-        // Diary time = steady time + offset; the offset is frozen while the clock is not synchronised.
-        var offset = clock.wallOffset
-        var correction: ClockCorrection?
+        var keeper: DiaryKeeper
+        var notices: [DiaryKeeper.Notice] = []
         do {
             let store = try DiaryStore(path: options.diaryPath)
             let reading = clock.wallMinusBoot
-            let diaryClock: DiaryClock = synced ? .synchronised : .unsynchronised(bootID: reading.bootID, wallMinusBoot: reading.seconds)
-            pipeline = DiaryPipeline(
-                diary: try VenueDiary(
-                    store: store, settings: options.diarySettings, now: clock.wall(), policy: options.flushPolicy, clock: diaryClock))
-            // Visits an earlier run of this boot recorded before sync (it stopped before it saw sync).
-            if synced { correction = try pipeline.synchronise(bootID: reading.bootID, wallMinusBoot: reading.seconds) }
+            keeper = try DiaryKeeper(
+                store: store, path: options.diaryPath, settings: options.diarySettings, policy: options.flushPolicy,
+                heraldLogs: options.heraldLogs, steady: clock.monotonic(), wall: clock.wall(),
+                synchronised: hooks.clockSynchronised(), boot: .init(bootID: reading.bootID, wallMinusBoot: reading.seconds),
+                notices: &notices)
         } catch {
-            inbox.withLock { $0.stopping = true }
-            for waiter in inbox.withLock({ $0.flushWaiters }) { waiter.resume() }
+            failed()
             return .failure(error)
         }
-        func now() -> Double { clock.monotonic() + offset }
-        var opened = "diary \(options.diaryPath) open"
-        if pipeline.diary.resumedVisits > 0 { opened += ", \(pipeline.diary.resumedVisits) visits resumed" }
-        if pipeline.diary.closedStaleVisits > 0 { opened += ", \(pipeline.diary.closedStaleVisits) visits closed at their last sighting" }
-        if !options.diarySettings.isRecording { opened += " (recording_days = 0: nothing is recorded)" }
-        logger.info("\(opened)")
-        if let correction, correction.correctedVisits + correction.uncorrectableVisits > 0 { log(correction) }
-        if !synced, clock.wallMinusBoot.bootID.hasPrefix(BootTime.processBootIDPrefix) {
+        carry(&notices)
+        if !keeper.synchronised, clock.wallMinusBoot.bootID.hasPrefix(BootTime.processBootIDPrefix) {
             logger.notice("""
                 cannot read this boot's id ($\(BootTime.bootIDVariable) or \(BootTime.bootIDFile)): visits recorded \
                 before the clock is synchronised are corrected only if this process sees the sync
                 """)
         }
-
-        var heraldLogs = options.heraldLogs
         var nextTick = clock.monotonic() + 1
-        var nextLogFlush = nextTick + 10
-        var writeFailing = false
-        var logsFailing = false
-        var reportedDrops = 0
         while true {
             let wait = max(0, nextTick - clock.monotonic())
             _ = wake.wait(timeout: .now() + .milliseconds(Int(wait * 1000) + 1))
@@ -168,135 +146,78 @@ final class Recorder: Sendable {
                 }
                 return (inbox.events, inbox.stopping, inbox.checkingOut, inbox.dropped, inbox.flushWaiters)
             }
-            if synced { offset = clock.wallOffset }
-            for event in events {
-                pipeline.handle(event, wallOffset: offset)
-                heraldLogs?.record(event, wallTime: event.time + offset)
-            }
+            keeper.record(events, steady: clock.monotonic(), wall: clock.wall())
             if !flushWaiters.isEmpty {
-                do {
-                    report(try pipeline.flush(now: now()))
-                } catch {
-                    logger.error("cannot write the diary before the export: \(error)")
-                }
+                keeper.flush(steady: clock.monotonic(), into: &notices)
+                carry(&notices)
                 for waiter in flushWaiters { waiter.resume() }
             }
             if stopping { break }
             if checkingOut {
-                do {
-                    report(try pipeline.checkOutAll(now: now()))
-                    openVisits.store(pipeline.diary.tracker.openVisitCount, ordering: .relaxed)
-                } catch {
-                    logger.error("cannot close the open visits at closing time: \(error)")
-                }
+                keeper.checkOutAll(steady: clock.monotonic(), into: &notices)
+                openVisits.store(keeper.openVisits, ordering: .relaxed)
             }
-
+            keeper.dropped(dropped, into: &notices)
             let steady = clock.monotonic()
-            guard steady >= nextTick else { continue }
+            guard steady >= nextTick else {
+                carry(&notices)
+                continue
+            }
             nextTick = nextTick + 1 > steady ? nextTick + 1 : steady + 1
-            if !synced && hooks.clockSynchronised() {
-                let reading = clock.wallMinusBoot
-                do {
-                    log(try pipeline.synchronise(bootID: reading.bootID, wallMinusBoot: reading.seconds))
-                    synced = true
-                    offset = clock.wallOffset
-                } catch {
-                    logger.error("cannot correct the diary for the synchronised clock: \(error); retrying every second")
-                }
-            }
-            let purges = pipeline.counters.purged
             do {
-                let changes = try pipeline.tick(now: now())
-                if writeFailing {
-                    logger.notice("diary writes work again")
-                    writeFailing = false
-                }
-                report(changes)
+                try keeper.tick(steady: steady, wall: clock.wall(), synchronisation: synchronisation, into: &notices)
             } catch {
-                if let diaryError = DiaryError.from(error, path: options.diaryPath), diaryError.isPermanent {
-                    // Damaged under the service (a failing SD card): never write into it again.
-                    inbox.withLock { $0.stopping = true }
-                    for waiter in inbox.withLock({ $0.flushWaiters }) { waiter.resume() }
-                    flush(&heraldLogs, now: now(), failing: &logsFailing)
-                    return .failure(diaryError)
-                }
-                // The changes stay queued and are written at the next tick that succeeds.
-                if !writeFailing { logger.error("cannot write the diary: \(error); retrying every second") }
-                writeFailing = true
+                carry(&notices)
+                failed()
+                return .failure(error)
             }
-            if pipeline.counters.purged > purges {
-                logger.info("retention: deleted \(pipeline.counters.purged - purges) visits older than \(options.diarySettings.recordingDays ?? 0) days")
-            }
-            openVisits.store(pipeline.diary.tracker.openVisitCount, ordering: .relaxed)
-            if dropped > reportedDrops {
-                logger.warning("the diary fell behind: \(dropped - reportedDrops) sensor events dropped")
-                reportedDrops = dropped
-            }
-            if heraldLogs != nil, steady >= nextLogFlush {
-                nextLogFlush = steady + 10
-                flush(&heraldLogs, now: now(), failing: &logsFailing)
-            }
+            openVisits.store(keeper.openVisits, ordering: .relaxed)
+            carry(&notices)
         }
 
         var result = Result<Void, any Error>.success(())
         do {
-            _ = try pipeline.close(now: now())
-            let open = pipeline.diary.tracker.openVisitCount
-            logger.info("diary closed\(open > 0 ? "; \(open) open visits continue at the next start" : "")")
+            try keeper.close(steady: clock.monotonic(), into: &notices)
         } catch {
-            logger.error("cannot write the diary at shutdown: \(error)")
             result = .failure(error)
         }
-        flush(&heraldLogs, now: now(), failing: &logsFailing)
+        carry(&notices)
         return result
     }
 
-    private func flush(_ logs: inout HeraldLogWriter?, now: Double, failing: inout Bool) {
-        do {
-            try logs?.flush(now: now)
-            failing = false
-        } catch {
-            if !failing { logger.error("cannot write the Herald logs: \(error)") }
-            failing = true
-        }
+    /// This boot's reading once the system clock is synchronised; nil before.
+    private func synchronisation() -> DiaryKeeper.BootReading? {
+        guard hooks.clockSynchronised() else { return nil }
+        let reading = clock.wallMinusBoot
+        return .init(bootID: reading.bootID, wallMinusBoot: reading.seconds)
     }
 
-    private func log(_ correction: ClockCorrection) {
-        var text = "the system clock is synchronised"
-        if correction.step != 0 { text += String(format: "; it stepped %+.0f s", correction.step) }
-        if correction.correctedVisits > 0 { text += "; corrected the times of \(correction.correctedVisits) visits recorded before" }
-        if correction.uncorrectableVisits > 0 {
-            text += "; \(correction.uncorrectableVisits) visits from boots that never synchronised keep uncorrected times (exports mark them)"
-        }
-        logger.notice("\(text)")
+    /// The diary cannot go on: the recorder stops taking events and exports stop waiting.
+    private func failed() {
+        inbox.withLock { $0.stopping = true }
+        for waiter in inbox.withLock({ $0.flushWaiters }) { waiter.resume() }
     }
 
-    private func report(_ changes: [VisitChange]) {
-        guard !changes.isEmpty else { return }
-        for change in changes {
-            let visit = change.visit
-            let id = "\(visit.kind.rawValue):\(heraldShortName(visit.payload))"
-            switch change.event {
-            case .checkedIn:
-                logger.info("check-in \(id), present since \(TimeText.iso8601(visit.checkIn))")
-            case .checkedOut:
-                let end = visit.checkOut ?? visit.lastSeen
-                logger.info("check-out \(id), \(TimeText.iso8601(visit.checkIn)) to \(TimeText.iso8601(end)) (\(Self.duration(end - visit.checkIn)))")
-            case .reopened:
-                logger.info("visit continues \(id), present since \(TimeText.iso8601(visit.checkIn)) (late measurements bridged the gap)")
-            case .walkPast:
-                logger.debug("walk-past \(id), \(Self.duration(visit.lastSeen - visit.checkIn)): not recorded")
-            case .updated:
-                break
+    private func carry(_ notices: inout [DiaryKeeper.Notice]) {
+        for notice in notices {
+            switch notice {
+            case .log(let line): logger.log(line)
+            case .visits(let changes): hooks.visits(changes)
             }
         }
-        hooks.visits(changes)
+        notices.removeAll(keepingCapacity: true)
     }
+}
 
-    static func duration(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded())
-        if total < 60 { return "\(total) s" }
-        if total < 3600 { return "\(total / 60) min \(total % 60) s" }
-        return "\(total / 3600) h \(total % 3600 / 60) min"
+extension Logger {
+    /// A line from one of the node's pure parts.
+    func log(_ line: LogLine) {
+        switch line.level {
+        case .debug: debug("\(line.text)")
+        case .info: info("\(line.text)")
+        case .notice: notice("\(line.text)")
+        case .warning: warning("\(line.text)")
+        case .error: error("\(line.text)")
+        }
     }
 }

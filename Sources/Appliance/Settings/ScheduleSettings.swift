@@ -1,3 +1,4 @@
+import VenueNode
 import Foundation
 
 /// `[schedule]`: opening hours per weekday, in the system's local time. Without the section

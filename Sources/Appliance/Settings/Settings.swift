@@ -1,3 +1,4 @@
+import VenueNode
 import VenueDiary
 import Foundation
 import TOMLKit

@@ -4,20 +4,22 @@ import Herald
 import VenueDiary
 import VenueNode
 
-/// The venue node on the simulated air: the node's pure parts exactly as `venue-beacon run`
-/// composes them — the host engine (link manager, ACL/L2CAP, ATT/GATT, the venue's GATT database),
-/// the node driver around the Herald node policy, the signal write gate, and the diary pipeline —
-/// driven by one loop on virtual time instead of the service's threads.
+/// The venue node on the simulated air: the node exactly as `venue-beacon run` composes it —
+/// the host engine (link manager, ACL/L2CAP, ATT/GATT, the venue's GATT database), the radio
+/// loop (``NodeLoop``: the node driver around the Herald policy, the appliance's decisions) with
+/// the signal write gate, and the diary loop (``DiaryKeeper``: the diary pipeline, its clock and
+/// its timing, the Herald-format logs) — driven on virtual time instead of by the service's
+/// threads. This is the shell; every decision is the loops'.
 ///
-/// Why not the service's own owners: they run on the wall clock (a host thread, a node loop that
-/// ticks every wall second, a recorder thread), so at a speed-up their timing would drift apart
-/// and no two runs would be alike. Here one loop owns everything and hands each piece the same
-/// virtual time, so a seed repeats a run exactly and a venue's hours pass as fast as the CPU
-/// computes them. What the pieces decide is unchanged.
+/// Why not the service's own shells: they run on the wall clock (a host thread, a radio loop
+/// ticking every wall second, a recorder thread), so at a speed-up their timing would drift apart
+/// and no two runs would be alike. Here one loop hands every piece the same virtual time, so a
+/// seed repeats a run exactly and a venue's hours pass as fast as the CPU computes them.
 ///
 /// The loop: the node ticks once per virtual second (as `NodeRadio` does) and the diary with it
 /// (as the recorder does); between ticks the air runs to the host engine's next deadline or the
-/// next packet, and every packet, event, request and reply is carried at once.
+/// next packet, and every packet, event, request and reply is carried at once. The virtual
+/// wall clock is synchronised from the start and the venue has no opening hours.
 public struct VenueRun {
     /// What the loop carried, for the status line and the report.
     public struct Counters: Sendable, Equatable {
@@ -39,38 +41,55 @@ public struct VenueRun {
     public let identity: VenueBeaconIdentity
     public private(set) var air: Air
     public private(set) var engine: HostEngine
-    public private(set) var driver: NodeDriver
-    public private(set) var pipeline: DiaryPipeline
-    public private(set) var counters = Counters()
+    public private(set) var loop: NodeLoop
+    public private(set) var keeper: DiaryKeeper
     /// Payloads the node learned (reads and writes), in virtual seconds.
     public private(set) var reads: [PayloadRead] = []
-    private let gate: SignalWriteGate
-    private var output = NodeDriver.Output()
-    private var pending: [HostRequestID: NodeDriver.HostWork] = [:]
-    private var nextRequest: UInt64 = 1
+    private var output = NodeLoop.Output()
+    private var notices: [DiaryKeeper.Notice] = []
+    private var requests = 0
+    private var failedRequests = 0
+    private var restarts = 0
     private var nextTick = 0.0
     private var origin: Double { truth.configuration.origin }
-    /// The Herald-format logs (`simulate --herald-logs`), written as `venue-beacon run` writes
-    /// them: every event recorded at its wall time, flushed every 10 virtual seconds.
-    public var heraldLogs: HeraldLogWriter?
-    private var nextLogFlush = 10.0
 
-    /// Builds the node over `store` (the diary file of the run).
-    public init(truth: GroundTruth, setup: NodeSetup = NodeSetup(), air: AirConfiguration = AirConfiguration(), store: DiaryStore) throws {
+    /// Builds the node over `store` (the diary file of the run); `heraldLogs` writes Herald-format
+    /// logs as `venue-beacon run` does (`simulate --herald-logs`).
+    public init(
+        truth: GroundTruth, setup: NodeSetup = NodeSetup(), air: AirConfiguration = AirConfiguration(), store: DiaryStore,
+        heraldLogs: HeraldLogWriter? = nil
+    ) throws {
         self.truth = truth
         self.air = Air(truth: truth, configuration: air)
         identity = try setup.identity()
         let gate = SignalWriteGate()
-        self.gate = gate
         engine = HostEngine(configuration: try setup.hostConfiguration(identity: identity, gate: gate))
-        driver = try setup.driver()
-        pipeline = DiaryPipeline(diary: try VenueDiary(store: store, settings: setup.diary, now: truth.configuration.origin))
-        deliver(.state(.opening(Air.name)))
+        let origin = truth.configuration.origin
+        loop = NodeLoop(driver: try setup.driver(), gate: gate, wall: origin, deviceName: Air.name, venueName: setup.beacon.name ?? "")
+        keeper = try DiaryKeeper(
+            store: store, path: "simulated diary", settings: setup.diary, heraldLogs: heraldLogs, steady: 0, wall: origin,
+            synchronised: true, boot: .init(bootID: "simulated", wallMinusBoot: origin), notices: &notices)
+        loop.start(into: &output)
+        handle(.host(.state(.opening(Air.name))))
         execute(engine.start(now: self.air.instant(0)))
     }
 
     /// Virtual seconds since the venue opened.
     public var now: Double { air.now }
+
+    /// The node driver (the Herald policy and its connections).
+    public var driver: NodeDriver { loop.driver }
+    /// The diary pipeline.
+    public var pipeline: DiaryPipeline { keeper.pipeline }
+
+    /// What the loop carried.
+    public var counters: Counters {
+        let diary = keeper.counters
+        return Counters(
+            checkIns: diary.checkIns, checkOuts: diary.checkOuts, reopened: diary.reopened, walkPasts: diary.walkPasts,
+            requests: requests, failedRequests: failedRequests, restarts: restarts, diaryWriteErrors: diary.writeErrors,
+            logWriteErrors: diary.logWriteErrors)
+    }
 
     /// Runs until virtual time `end` (or the first moment after it the loop reaches).
     public mutating func run(until end: Double) {
@@ -95,54 +114,17 @@ public struct VenueRun {
     /// Writes the diary's last batch. Run until the last departure plus the check-out limit
     /// first, so every visit has been closed at its last sighting.
     public mutating func finish() {
-        do {
-            count(try pipeline.close(now: origin + air.now))
-        } catch {
-            counters.diaryWriteErrors += 1
-        }
-        flushLogs()
-    }
-
-    private mutating func flushLogs() {
-        do {
-            let now = origin + air.now
-            try heraldLogs?.flush(now: now)
-        } catch {
-            counters.logWriteErrors += 1
-        }
+        try? keeper.close(steady: air.now, into: &notices)  // counted in the keeper's counters
+        notices.removeAll()
     }
 
     // MARK: The loop's pieces
 
     private mutating func tick() {
-        driver.handle(.tick(rejectedWrites: gate.rejected), now: air.now, into: &output)
-        drain()
-        do {
-            count(try pipeline.tick(now: origin + air.now))
-        } catch {
-            counters.diaryWriteErrors += 1
-        }
-        if heraldLogs != nil, air.now >= nextLogFlush {
-            nextLogFlush = air.now + 10
-            flushLogs()
-        }
-    }
-
-    private mutating func count(_ changes: [VisitChange]) {
-        for change in changes {
-            switch change.event {
-            case .checkedIn: counters.checkIns += 1
-            case .checkedOut: counters.checkOuts += 1
-            case .walkPast: counters.walkPasts += 1
-            case .reopened: counters.reopened += 1
-            case .updated: break
-            }
-        }
-    }
-
-    private mutating func deliver(_ event: HostEvent) {
-        driver.handle(.host(event), now: air.now, into: &output)
-        drain()
+        handle(.tick(NodeLoop.Tick(wall: origin + air.now, presentPhones: keeper.openVisits)))
+        // The simulated clock is synchronised from the start: nothing to ask.
+        try? keeper.tick(steady: air.now, wall: origin + air.now, synchronisation: { nil }, into: &notices)
+        notices.removeAll(keepingCapacity: true)
     }
 
     /// Carries the host engine's actions.
@@ -152,47 +134,40 @@ public struct VenueRun {
             case .send(let packet):
                 air.send(packet)
             case .emit(let event):
-                deliver(event)
+                handle(.host(event))
             case .reply(let id, let result):
-                reply(id, result)
+                if case .failure = result { failedRequests += 1 }
+                handle(.reply(id, result))
             case .restart:
-                counters.restarts += 1
+                restarts += 1
             }
         }
     }
 
-    /// Carries the driver's output: sensor events to the diary, work to the host engine.
-    private mutating func drain() {
-        while !output.events.isEmpty || !output.work.isEmpty {
+    /// Feeds the radio loop and carries its output: sensor events to the diary, requests to the
+    /// host engine (whose replies may come at once, feeding the loop again), closing time to the
+    /// diary.
+    private mutating func handle(_ input: NodeLoop.Input) {
+        loop.handle(input, now: air.now, into: &output)
+        while !output.isEmpty {
             let events = output.events
-            let work = output.work
+            let requests = output.requests
+            let notices = output.notices
             output.removeAll()
             for event in events {
                 if case .read(_, let payload, let earlier, let time) = event, payload.kind == .herald {
                     reads.append(PayloadRead(time: time, payload: payload.bytes, earliestAttributed: earlier.map(\.time).min()))
                 }
-                pipeline.handle(event, wallOffset: origin)
-                let wall = event.time + origin
-                heraldLogs?.record(event, wallTime: wall)
             }
-            for item in work { perform(item) }
+            keeper.record(events, steady: air.now, wall: origin + air.now)
+            for notice in notices where notice == .checkOutAll {
+                keeper.checkOutAll(steady: air.now, into: &self.notices)
+            }
+            for (id, request) in requests {
+                self.requests += 1
+                execute(engine.perform(request, id: id, now: air.instant(air.now)))
+            }
         }
-    }
-
-    private mutating func perform(_ work: NodeDriver.HostWork) {
-        let id = HostRequestID(rawValue: nextRequest)
-        nextRequest += 1
-        counters.requests += 1
-        pending[id] = work
-        execute(engine.perform(work.request, id: id, now: air.instant(air.now)))
-    }
-
-    private mutating func reply(_ id: HostRequestID, _ result: Result<HostReply, HostError>) {
-        guard let work = pending.removeValue(forKey: id) else { return }
-        if case .failure = result { counters.failedRequests += 1 }
-        guard let input = work.input(for: result) else { return }
-        driver.handle(input, now: air.now, into: &output)
-        drain()
     }
 }
 

@@ -1,22 +1,23 @@
 import Herald
-import VenueNode
 
 /// Decides how loudly a radio condition is logged. Advertising and scanning pause for a moment
 /// around every connection (the controller creates one connection at a time, and connectable
 /// advertising stops when a phone connects), so those pauses are debug lines; coming up,
 /// recovering and failing are not. A pause that lasts is reported once.
-struct RadioAnnouncer {
-    enum Level { case debug, info, warning }
+public struct RadioAnnouncer: Sendable {
+    public enum Level: Sendable { case debug, info, warning }
 
     /// How long advertising or scanning may stay paused before it is worth a notice.
-    static let lastingPause: Double = 30
+    public static let lastingPause: Double = 30
 
     private var current = RadioCondition.starting
     private var wasRunning = false
     private var pausedSince: Double?
     private var pauseReported = false
 
-    mutating func change(to condition: RadioCondition, now: Double) -> Level {
+    public init() {}
+
+    public mutating func change(to condition: RadioCondition, now: Double) -> Level {
         defer { current = condition }
         switch condition {
         case .starting:
@@ -42,7 +43,7 @@ struct RadioAnnouncer {
     }
 
     /// The condition, once, when a pause has lasted `lastingPause`.
-    mutating func tick(now: Double) -> RadioCondition? {
+    public mutating func tick(now: Double) -> RadioCondition? {
         guard let since = pausedSince, !pauseReported, now - since >= Self.lastingPause else { return nil }
         pauseReported = true
         return current

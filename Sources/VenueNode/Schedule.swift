@@ -17,7 +17,7 @@ public struct OpeningRange: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(Self.clock(start))-\(Self.clock(end))" }
 
-    static func clock(_ minutes: Int) -> String {
+    public static func clock(_ minutes: Int) -> String {
         let h = minutes / 60, m = minutes % 60
         return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
     }
@@ -105,5 +105,5 @@ public struct Schedule: Sendable, Equatable {
     }
 
     /// Monday = 0. Local day 0 (1970-01-01) was a Thursday.
-    static func weekday(ofDay day: Int) -> Int { ((day + 3) % 7 + 7) % 7 }
+    public static func weekday(ofDay day: Int) -> Int { ((day + 3) % 7 + 7) % 7 }
 }

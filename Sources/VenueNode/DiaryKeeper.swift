@@ -1,0 +1,260 @@
+import Herald
+import VenueDiary
+
+/// The venue node's diary loop, without I/O of its own beyond the diary and the Herald-format
+/// logs it owns: the one place where the diary's timing is decided, for `venue-beacon run`
+/// (``Recorder`` in Appliance, on a thread of its own because SQLite blocks) and the simulated
+/// venue (`VenueRun`) alike.
+///
+/// It owns the ``DiaryPipeline`` and the Herald logs, and decides:
+/// - the diary's clock: while the system clock is not synchronised, diary time runs on the steady
+///   clock from the wall time at start (``DiaryClock``), so a step of the wall clock cannot split
+///   visits, and new visits are stamped with the boot and `wall − CLOCK_BOOTTIME`; when sync is
+///   first seen, the step is measured and every visit this boot recorded before is corrected in
+///   one transaction (retried every tick when it fails); from then on diary time is wall time;
+/// - what a tick does: visits closed, check-ins committed within `commit_seconds`, retention at
+///   the first tick and hourly (``DiaryPipeline``), Herald logs flushed every 10 s;
+/// - failures: a write that fails is retried at the next tick, logged once until it works again;
+///   a diary damaged under the service is never written again (``tick(steady:wall:synchronisation:)``
+///   throws);
+/// - what is worth a log line: check-ins and check-outs with a short payload id, corrections,
+///   purges, events dropped on the way in.
+///
+/// Its owner feeds it the node's sensor events and a tick about once a second, each with the
+/// steady time of the node and the wall time, and carries the ``Notice``s to the log and LEDs.
+public struct DiaryKeeper {
+    public enum Notice: Sendable {
+        case log(LogLine)
+        /// Check-ins, check-outs and the rest, for the LEDs.
+        case visits([VisitChange])
+    }
+
+    /// What a clock reading says about the boot when the system clock is synchronised.
+    public struct BootReading: Sendable, Equatable {
+        public var bootID: String
+        /// Unix seconds minus CLOCK_BOOTTIME.
+        public var wallMinusBoot: Double
+
+        public init(bootID: String, wallMinusBoot: Double) {
+            self.bootID = bootID
+            self.wallMinusBoot = wallMinusBoot
+        }
+    }
+
+    public struct Counters: Sendable, Equatable {
+        public var checkIns = 0
+        public var checkOuts = 0
+        /// Checked-out visits that late measurements showed to continue (one visit, not two).
+        public var reopened = 0
+        public var walkPasts = 0
+        /// Diary writes that failed (their changes stay queued for the next tick).
+        public var writeErrors = 0
+        /// Herald-format log flushes that failed (their rows stay pending for the next).
+        public var logWriteErrors = 0
+    }
+
+    /// How often the Herald-format logs are written, in seconds of steady time.
+    public static let logFlushInterval: Double = 10
+
+    public private(set) var pipeline: DiaryPipeline
+    public private(set) var counters = Counters()
+    /// Whether diary time is wall time (the system clock was synchronised).
+    public private(set) var synchronised: Bool
+    private var heraldLogs: HeraldLogWriter?
+    private let path: String
+    /// Diary time = steady time + offset; the offset is frozen while the clock is not synchronised.
+    private var offset: Double
+    private var nextLogFlush: Double
+    private var writeFailing = false
+    private var logsFailing = false
+    private var reportedDrops = 0
+
+    /// Opens the diary in `store` (at `path`, for messages). `boot` is this boot's reading;
+    /// `synchronised` whether the system clock is. Opening notices go to `notices`.
+    public init(
+        store: DiaryStore, path: String, settings: DiarySettings, policy: FlushPolicy = .live,
+        heraldLogs: HeraldLogWriter? = nil, steady: Double, wall: Double, synchronised: Bool, boot: BootReading,
+        notices: inout [Notice]
+    ) throws {
+        let clock: DiaryClock = synchronised ? .synchronised : .unsynchronised(bootID: boot.bootID, wallMinusBoot: boot.wallMinusBoot)
+        pipeline = DiaryPipeline(diary: try VenueDiary(store: store, settings: settings, now: wall, policy: policy, clock: clock))
+        self.synchronised = synchronised
+        self.heraldLogs = heraldLogs
+        self.path = path
+        offset = wall - steady
+        nextLogFlush = steady + 1 + Self.logFlushInterval
+        // Visits an earlier run of this boot recorded before sync (it stopped before it saw sync).
+        let correction = synchronised ? try pipeline.synchronise(bootID: boot.bootID, wallMinusBoot: boot.wallMinusBoot) : nil
+        var opened = "diary \(path) open"
+        if pipeline.diary.resumedVisits > 0 { opened += ", \(pipeline.diary.resumedVisits) visits resumed" }
+        if pipeline.diary.closedStaleVisits > 0 { opened += ", \(pipeline.diary.closedStaleVisits) visits closed at their last sighting" }
+        if !settings.isRecording { opened += " (recording_days = 0: nothing is recorded)" }
+        notices.append(.log(LogLine(.info, opened)))
+        if let correction, correction.correctedVisits + correction.uncorrectableVisits > 0 {
+            notices.append(.log(Self.line(correction)))
+        }
+    }
+
+    /// Visits open now (present phones, pending ones included).
+    public var openVisits: Int { pipeline.diary.tracker.openVisitCount }
+
+    /// Diary time at steady time `steady`.
+    public func now(steady: Double) -> Double { steady + offset }
+
+    /// Sensor events, in order (event times are steady times).
+    public mutating func record(_ events: [SensorEvent], steady: Double, wall: Double) {
+        if synchronised { offset = wall - steady }
+        for event in events {
+            pipeline.handle(event, wallOffset: offset)
+            heraldLogs?.record(event, wallTime: event.time + offset)
+        }
+    }
+
+    /// Once a second. `synchronisation` is asked, until it first answers, whether the system
+    /// clock is synchronised now, and for this boot's reading if so. Throws only when the diary
+    /// is damaged beyond writing (``DiaryError/isPermanent``); the logs are flushed first.
+    public mutating func tick(
+        steady: Double, wall: Double, synchronisation: () -> BootReading?, into notices: inout [Notice]
+    ) throws(DiaryError) {
+        if synchronised {
+            offset = wall - steady
+        } else if let boot = synchronisation() {
+            do {
+                let correction = try pipeline.synchronise(bootID: boot.bootID, wallMinusBoot: boot.wallMinusBoot)
+                notices.append(.log(Self.line(correction)))
+                synchronised = true
+                offset = wall - steady
+            } catch {
+                notices.append(.log(LogLine(.error, "cannot correct the diary for the synchronised clock: \(error); retrying every second")))
+            }
+        }
+        let now = steady + offset
+        let purges = pipeline.counters.purged
+        do {
+            let changes = try pipeline.tick(now: now)
+            if writeFailing {
+                notices.append(.log(LogLine(.notice, "diary writes work again")))
+                writeFailing = false
+            }
+            report(changes, into: &notices)
+        } catch {
+            counters.writeErrors += 1
+            if let diaryError = DiaryError.from(error, path: path), diaryError.isPermanent {
+                // Damaged under the service (a failing SD card): never write into it again.
+                flushLogs(now: now, into: &notices)
+                throw diaryError
+            }
+            // The changes stay queued and are written at the next tick that succeeds.
+            if !writeFailing { notices.append(.log(LogLine(.error, "cannot write the diary: \(error); retrying every second"))) }
+            writeFailing = true
+        }
+        if pipeline.counters.purged > purges {
+            let days = pipeline.diary.settings.recordingDays ?? 0
+            notices.append(.log(LogLine(.info, "retention: deleted \(pipeline.counters.purged - purges) visits older than \(days) days")))
+        }
+        if heraldLogs != nil, steady >= nextLogFlush {
+            nextLogFlush = steady + Self.logFlushInterval
+            flushLogs(now: now, into: &notices)
+        }
+    }
+
+    /// Sensor events dropped on the way in so far (the shell's queue): logged when it grows.
+    public mutating func dropped(_ total: Int, into notices: inout [Notice]) {
+        guard total > reportedDrops else { return }
+        notices.append(.log(LogLine(.warning, "the diary fell behind: \(total - reportedDrops) sensor events dropped")))
+        reportedDrops = total
+    }
+
+    /// Closing time: every open visit is closed at its last sighting and written now.
+    public mutating func checkOutAll(steady: Double, into notices: inout [Notice]) {
+        do {
+            report(try pipeline.checkOutAll(now: now(steady: steady)), into: &notices)
+        } catch {
+            counters.writeErrors += 1
+            notices.append(.log(LogLine(.error, "cannot close the open visits at closing time: \(error)")))
+        }
+    }
+
+    /// Writes everything now (before an export).
+    public mutating func flush(steady: Double, into notices: inout [Notice]) {
+        do {
+            report(try pipeline.flush(now: now(steady: steady)), into: &notices)
+        } catch {
+            counters.writeErrors += 1
+            notices.append(.log(LogLine(.error, "cannot write the diary before the export: \(error)")))
+        }
+    }
+
+    /// The last write at shutdown: open visits stay open in the diary and are resumed at the next
+    /// start. Throws when the diary cannot be written (the logs are flushed all the same).
+    public mutating func close(steady: Double, into notices: inout [Notice]) throws {
+        let now = now(steady: steady)
+        defer { flushLogs(now: now, into: &notices) }
+        do {
+            report(try pipeline.close(now: now), into: &notices)
+            let open = openVisits
+            notices.append(.log(LogLine(.info, "diary closed\(open > 0 ? "; \(open) open visits continue at the next start" : "")")))
+        } catch {
+            counters.writeErrors += 1
+            notices.append(.log(LogLine(.error, "cannot write the diary at shutdown: \(error)")))
+            throw error
+        }
+    }
+
+    private mutating func flushLogs(now: Double, into notices: inout [Notice]) {
+        do {
+            try heraldLogs?.flush(now: now)
+            logsFailing = false
+        } catch {
+            counters.logWriteErrors += 1
+            if !logsFailing { notices.append(.log(LogLine(.error, "cannot write the Herald logs: \(error)"))) }
+            logsFailing = true
+        }
+    }
+
+    private mutating func report(_ changes: [VisitChange], into notices: inout [Notice]) {
+        guard !changes.isEmpty else { return }
+        for change in changes {
+            let visit = change.visit
+            let id = "\(visit.kind.rawValue):\(heraldShortName(visit.payload))"
+            switch change.event {
+            case .checkedIn:
+                counters.checkIns += 1
+                notices.append(.log(LogLine(.info, "check-in \(id), present since \(TimeText.iso8601(visit.checkIn))")))
+            case .checkedOut:
+                counters.checkOuts += 1
+                let end = visit.checkOut ?? visit.lastSeen
+                notices.append(.log(LogLine(
+                    .info, "check-out \(id), \(TimeText.iso8601(visit.checkIn)) to \(TimeText.iso8601(end)) (\(Self.duration(end - visit.checkIn)))")))
+            case .reopened:
+                counters.reopened += 1
+                notices.append(.log(LogLine(
+                    .info, "visit continues \(id), present since \(TimeText.iso8601(visit.checkIn)) (late measurements bridged the gap)")))
+            case .walkPast:
+                counters.walkPasts += 1
+                notices.append(.log(LogLine(.debug, "walk-past \(id), \(Self.duration(visit.lastSeen - visit.checkIn)): not recorded")))
+            case .updated:
+                break
+            }
+        }
+        notices.append(.visits(changes))
+    }
+
+    private static func line(_ correction: ClockCorrection) -> LogLine {
+        var text = "the system clock is synchronised"
+        if correction.step != 0 { text += "; it stepped \(correction.step >= 0 ? "+" : "-")\(Int(abs(correction.step).rounded())) s" }
+        if correction.correctedVisits > 0 { text += "; corrected the times of \(correction.correctedVisits) visits recorded before" }
+        if correction.uncorrectableVisits > 0 {
+            text += "; \(correction.uncorrectableVisits) visits from boots that never synchronised keep uncorrected times (exports mark them)"
+        }
+        return LogLine(.notice, text)
+    }
+
+    /// "42 s", "3 min 5 s", "2 h 10 min".
+    public static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        if total < 60 { return "\(total) s" }
+        if total < 3600 { return "\(total / 60) min \(total % 60) s" }
+        return "\(total / 3600) h \(total % 3600 / 60) min"
+    }
+}
