@@ -177,7 +177,7 @@ import VenueDiary
         try run(until: 9 * 3600 + 60)
         #expect(!loop.isOpen)
         #expect(notices.contains(.checkOutAll))
-        #expect(requests.last == "setRadio(advertising: false, scanning: false)")
+        #expect(requests.last { $0.hasPrefix("setRadio") } == "setRadio(advertising: false, scanning: false)")
         #expect(keeper.openVisits == 0)
         let closed = try #require(try store.visits().first)
         #expect(closed.checkOut == closed.lastSeen)
