@@ -16,7 +16,8 @@ import Herald
 ///   characteristic (a long read), write of the signal characteristic, disconnect; their results
 ///   go back to the node. A failed discovery is a failed read, never "not Herald": only a peer
 ///   that answered that it has no Herald service is one;
-/// - writes to our signal characteristic become ``SensorNode/signalWrite(_:from:addressType:now:into:)``
+/// - writes to our signal characteristic, decoded by the write gate on the host's thread, become
+///   ``SensorNode/signalWrite(_:from:addressType:now:into:)``
 ///   with the writer's address, which the host puts in each write;
 /// - the host's state and radio become one ``RadioCondition``, for the node and for the shell.
 public struct NodeDriver: Sendable {
@@ -124,6 +125,8 @@ public struct NodeDriver: Sendable {
     public struct Counters: Hashable, Sendable {
         /// GATT writes the host reported without the writer's address (none do).
         public var writesFromUnknownLinks = 0
+        /// Signal writes the host reported without the gate's decoding (none do).
+        public var undecodedWrites = 0
         /// Connection attempts and GATT requests that failed (a missing service included).
         public var failedRequests = 0
     }
@@ -188,12 +191,13 @@ public struct NodeDriver: Sendable {
                 counters.writesFromUnknownLinks += 1
                 return
             }
-            do {
-                let signal = try SignalWrite(decoding: write.value)
-                node.signalWrite(signal, from: address, addressType: addressType, now: now, into: &actions)
-            } catch {
-                node.signalWriteRejected()
+            // Decoded by the write gate on the host's thread (the host is always built with it);
+            // a write without it was never checked, and is not taken.
+            guard let signal = write.decoded as? SignalWrite else {
+                counters.undecodedWrites += 1
+                return
             }
+            node.signalWrite(signal, from: address, addressType: addressType, now: now, into: &actions)
 
         case .connected(let link):
             openLinks.insert(link.handle)

@@ -14,8 +14,10 @@ import Synchronization
 /// phones write a few times a minute; the limit bounds what one link can make the node do (and
 /// the events it queues, which are never dropped) to `perSecond`.
 ///
-/// It runs on the host's thread for every write, so it only decodes and counts; accepted writes
-/// reach the node as events and are decoded again there.
+/// It runs on the host's thread for every write, so it only decodes and counts; an accepted write
+/// reaches the node as an event carrying the decoded ``SignalWrite`` (``GATTWrite/decoded``),
+/// decoded once. Refusals are counted here, not queued as events: a peer can write far faster
+/// than the node needs to hear about it, and the host's queue never drops a write.
 public final class SignalWriteGate: Sendable {
     public struct RateLimit: Hashable, Sendable {
         public var perSecond: Double
@@ -48,10 +50,10 @@ public final class SignalWriteGate: Sendable {
     }
 
     /// The validator to give the host.
-    public func validate(_ write: GATTWrite) -> ATTErrorCode? {
+    public func validate(_ write: inout GATTWrite) -> ATTErrorCode? {
         guard write.characteristic.uuid == HeraldUUIDs.androidSignalCharacteristic else { return nil }
         do {
-            _ = try SignalWrite(decoding: write.value)
+            write.decoded = try SignalWrite(decoding: write.value)
         } catch {
             rejectedCount.add(1, ordering: .relaxed)
             return SignalWriteError.attError

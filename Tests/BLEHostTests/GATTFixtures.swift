@@ -27,9 +27,12 @@ enum Fixture {
             ])
     }
 
-    /// A Herald-style signal validator: RSSI writes (0x02) must be exactly 3 bytes.
-    static func validateSignal(_ write: GATTWrite) -> ATTErrorCode? {
+    /// A Herald-style signal validator: RSSI writes (0x02) must be exactly 3 bytes; the RSSI it
+    /// decodes travels with the write (``GATTWrite/decoded``).
+    static func validateSignal(_ write: inout GATTWrite) -> ATTErrorCode? {
         guard write.characteristic.uuid == signal, write.value.first == 0x02 else { return nil }
-        return write.value.count == 3 ? nil : .invalidAttributeValueLength
+        guard write.value.count == 3 else { return .invalidAttributeValueLength }
+        write.decoded = Int(Int16(bitPattern: UInt16(write.value[1]) | UInt16(write.value[2]) << 8))
+        return nil
     }
 }

@@ -187,6 +187,11 @@ import Testing
             .write(GATTWrite(link: 0x40, characteristic: signal, value: [2, 0xFF, 0xFF], withResponse: false)),
         ])
         #expect(s.connection.server.clientConfigurations == [17: .notify, 8: .indicate])
+        let decoded = s.events.compactMap { action -> Int? in
+            if case .write(let write) = action { return write.decoded as? Int }
+            return nil
+        }
+        #expect(decoded == [0, -1], "what the validator decoded travels with the write")
     }
 
     @Test func preparedWrites() throws {

@@ -38,8 +38,7 @@ extension RadioTests {
                 let writable = "12345678-1234-5678-1234-56789abcdef2"
                 let value = (0..<400).map { UInt8(truncatingIfNeeded: $0 * 3 + 1) }
                 let peer = try btvirt.bumble("gatt_server.py", [service, readable, Hex.encode(value), writable, "60"])
-                let ready = try await peer.waitForOutput("READY")
-                let line = try #require(ready.split(separator: "\n").first { $0.hasPrefix("READY") })
+                let line = try await peer.waitForLine(startingWith: "READY")
                 let address = try #require(BluetoothAddress(line.dropFirst("READY ".count).prefix(17)))
 
                 try await btvirt.withHosts([try HostRadioTests.central()]) { hosts in
@@ -67,8 +66,7 @@ extension RadioTests {
             try await BTVirt.run { btvirt in
                 let bumbleData: [UInt8] = [0x02, 0x01, 0x06, 0x07, 0x09] + Array("bumble".utf8)
                 let advertiser = try btvirt.bumble("advertise.py", [Hex.encode(bumbleData), "60"])
-                let ready = try await advertiser.waitForOutput("READY")
-                let line = try #require(ready.split(separator: "\n").first { $0.hasPrefix("READY") })
+                let line = try await advertiser.waitForLine(startingWith: "READY")
                 let bumbleAddress = try #require(BluetoothAddress(line.dropFirst("READY ".count).prefix(17)))
 
                 try await btvirt.withHosts([try HostRadioTests.scanner()]) { hosts in

@@ -27,7 +27,7 @@ extension RadioTests {
             try await BTVirt.run { btvirt in
                 let bumbleData = "0201060908627566626c652d31"  // flags, name "bumble-1"
                 let bumble = try btvirt.bumble("advertise.py", [bumbleData, "20"])
-                let ready = try await bumble.waitForOutput("READY")
+                let ready = try await bumble.waitForLine(startingWith: "READY")
                 let bumbleAddress = try #require(ready.split(separator: " ").last?.prefix(17))
 
                 let scanner = try await TestTransport.open(btvirt.leSpec)

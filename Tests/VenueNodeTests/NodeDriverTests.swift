@@ -172,8 +172,12 @@ import Testing
         let phoneLink = HostLink(handle: 0x41, peerAddress: Self.phone, peerAddressType: .random, role: .peripheral)
         _ = feed(.host(.connected(phoneLink)))
         #expect(driver.linkCount == 1)
+        // As the host reports them: checked and decoded by the write gate on its thread.
+        let gate = SignalWriteGate()
         func write(_ value: [UInt8]) -> GATTWrite {
-            GATTWrite(link: 0x41, characteristic: signal, value: value, withResponse: true, peerAddress: Self.phone, peerAddressType: .random)
+            var write = GATTWrite(link: 0x41, characteristic: signal, value: value, withResponse: true, peerAddress: Self.phone, peerAddressType: .random)
+            #expect(gate.validate(&write) == nil)
+            return write
         }
         let payloadWrite = try SignalWrite.payload(Self.payload).encoded()
         let first = feed(.host(.gattWrite(write(payloadWrite))))
@@ -187,6 +191,11 @@ import Testing
             return
         }
         #expect(payload.bytes == Self.payload)
+        // A write the gate never saw is not decoded here a second time: counted, not taken.
+        let unchecked = GATTWrite(
+            link: 0x41, characteristic: signal, value: [0x02, 0xC4, 0xFF], withResponse: true, peerAddress: Self.phone, peerAddressType: .random)
+        #expect(feed(.host(.gattWrite(unchecked))).events.isEmpty)
+        #expect(driver.counters.undecodedWrites == 1)
         // A write without its writer (the host always names it) is counted, not guessed.
         _ = feed(.host(.disconnected(phoneLink, reason: .remoteUserTerminated)))
         #expect(driver.linkCount == 0)

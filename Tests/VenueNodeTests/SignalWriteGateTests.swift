@@ -51,7 +51,8 @@ import Testing
         let clock = Mutex(ContinuousClock.now)
         let gate = SignalWriteGate(rateLimit: .init(perSecond: 2, burst: 3)) { clock.withLock { $0 } }
         func write(_ link: UInt16, _ value: [UInt8] = [0x02, 0xC4, 0xFF]) -> ATTErrorCode? {
-            gate.validate(GATTWrite(link: link, characteristic: signal, value: value, withResponse: true))
+            var write = GATTWrite(link: link, characteristic: signal, value: value, withResponse: true)
+            return gate.validate(&write)
         }
         #expect((0..<3).map { _ in write(1) } == [nil, nil, nil])
         #expect(write(1) == .insufficientResources)

@@ -280,8 +280,8 @@ public struct GATTServer: Sendable {
         case .characteristicValue:
             guard value.count <= GATTDatabase.maximumValueLength else { return .failure(.invalidAttributeValueLength) }
             guard let characteristic = database.characteristic(valueHandle: handle) else { return .failure(.unlikelyError) }
-            let write = GATTWrite(link: link, characteristic: characteristic, value: value, withResponse: withResponse)
-            if let error = validateWrite(write) { return .failure(error) }
+            var write = GATTWrite(link: link, characteristic: characteristic, value: value, withResponse: withResponse)
+            if let error = validateWrite(&write) { return .failure(error) }
             return .success(.write(write))
         case .primaryService, .characteristicDeclaration, .descriptor:
             return .failure(.writeNotPermitted)

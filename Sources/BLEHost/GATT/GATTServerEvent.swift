@@ -12,6 +12,10 @@ public struct GATTWrite: Hashable, Sendable {
     /// server knows only its link's handle), so the application needs no table of links.
     public var peerAddress: BluetoothAddress?
     public var peerAddressType: AddressType?
+    /// What the application's ``GATTWriteValidator`` decoded from the value while checking it
+    /// (the Herald node's signal write), so the value is decoded once, on the host's thread, and
+    /// the application takes the result from the event. Not part of equality.
+    public var decoded: (any Sendable)?
 
     public init(
         link: UInt16, characteristic: GATTCharacteristic, value: [UInt8], withResponse: Bool, peerAddress: BluetoothAddress? = nil,
@@ -23,6 +27,22 @@ public struct GATTWrite: Hashable, Sendable {
         self.withResponse = withResponse
         self.peerAddress = peerAddress
         self.peerAddressType = peerAddressType
+    }
+}
+
+extension GATTWrite {
+    public static func == (a: GATTWrite, b: GATTWrite) -> Bool {
+        a.link == b.link && a.characteristic == b.characteristic && a.value == b.value && a.withResponse == b.withResponse
+            && a.peerAddress == b.peerAddress && a.peerAddressType == b.peerAddressType
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(link)
+        hasher.combine(characteristic)
+        hasher.combine(value)
+        hasher.combine(withResponse)
+        hasher.combine(peerAddress)
+        hasher.combine(peerAddressType)
     }
 }
 
@@ -43,4 +63,6 @@ public enum GATTServerEvent: Hashable, Sendable {
 /// accepted: return nil to accept, or the ATT error to answer (the Herald node answers a
 /// malformed signal write with ``ATTErrorCode/invalidAttributeValueLength``). For a Write
 /// Command a rejected write is dropped silently.
-public typealias GATTWriteValidator = (GATTWrite) -> ATTErrorCode?
+///
+/// The hook may set ``GATTWrite/decoded`` to what it decoded; the event carries it.
+public typealias GATTWriteValidator = (inout GATTWrite) -> ATTErrorCode?

@@ -9,7 +9,7 @@ public struct HostConfiguration: Sendable {
     /// Timeouts, the connection cap, the health probe: see ``LinkManager/Configuration``.
     public var linkManager: LinkManager.Configuration
     /// Checks every write to our characteristics before it is accepted (see ``GATTWriteValidator``).
-    public var validateWrite: @Sendable (GATTWrite) -> ATTErrorCode?
+    public var validateWrite: @Sendable (inout GATTWrite) -> ATTErrorCode?
     /// Whether the configured advertising and scanning start switched on (a venue closed at
     /// start never advertises); ``HostRequest/setRadio(advertising:scanning:)`` changes it.
     public var switchedOn: RadioState
@@ -26,7 +26,7 @@ public struct HostConfiguration: Sendable {
     public init(
         database: GATTDatabase, advertising: AdvertisingConfiguration? = nil, scanning: LESetScanParameters? = nil,
         linkManager: LinkManager.Configuration = .init(),
-        validateWrite: @escaping @Sendable (GATTWrite) -> ATTErrorCode? = { _ in nil },
+        validateWrite: @escaping @Sendable (inout GATTWrite) -> ATTErrorCode? = { _ in nil },
         switchedOn: RadioState = RadioState(advertising: true, scanning: true),
         requestTimeout: Duration = ATTBearer.transactionTimeout,
         inboundLinks: InboundLinkGuard.Configuration = .init()

@@ -76,6 +76,25 @@ final class ChildProcess: Sendable {
         }
     }
 
+    /// Waits for a whole line (ended by a newline) that starts with `prefix`, and returns it
+    /// without the newline: a line the program is still writing is not taken half-written.
+    func waitForLine(startingWith prefix: String, timeout: Duration = .seconds(20)) async throws -> Substring {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (output, status) = shared.state.withLock { (String(decoding: $0.output, as: UTF8.self), $0.exitStatus) }
+            // The last piece has no newline yet: it may be half-written.
+            let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
+            if let status {
+                throw Failure(description: "\(command) exited with \(status) before printing a line starting \(prefix):\n\(output)")
+            }
+            if ContinuousClock.now >= deadline {
+                throw Failure(description: "\(command) did not print a line starting \(prefix) within \(timeout):\n\(output)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Waits for the program to end and its output to be read; kills it if it takes longer than `timeout`.
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
