@@ -51,6 +51,8 @@ public struct DiaryKeeper {
         public var writeErrors = 0
         /// Herald-format log flushes that failed (their rows stay pending for the next).
         public var logWriteErrors = 0
+
+        public init() {}
     }
 
     /// How often the Herald-format logs are written, in seconds of steady time.

@@ -161,7 +161,7 @@ struct StatusLine {
     private mutating func text(_ run: VenueRun) -> String {
         let t = Int(run.now)
         let clock = String(format: "%02d:%02d:%02d", t / 3600, t % 3600 / 60, t % 60)
-        let c = run.counters
+        let c = run.counters.diary
         let status = ApplianceEdge.status(radio: run.driver.condition, clockSynchronised: true, open: true)
         let activity = c.checkIns > checkInsShown ? "flashing" : "off"
         checkInsShown = c.checkIns

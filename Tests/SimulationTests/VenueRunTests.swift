@@ -43,7 +43,7 @@ import VenueNode
         let (report, run) = try Self.run(Self.single(.heraldAndroid))
         Self.expectOneGoodVisit(report)
         #expect(report.payloadReads?.phonesRead == 1)
-        #expect(run.counters.checkIns == 1 && run.counters.checkOuts == 1)
+        #expect(run.counters.diary.checkIns == 1 && run.counters.diary.checkOuts == 1)
         #expect(run.counters.restarts == 0)
     }
 
@@ -79,8 +79,8 @@ import VenueNode
             Self.single(.heraldAndroidWriter, rotation: 420, from: 100, to: 3700), air: AirConfiguration(writerPayloadInterval: 450))
         #expect(report.eligibleVisits == 1 && report.recall == 1 && report.precision == 1)
         #expect(report.splitVisits == 0 && report.phantomVisits == 0)
-        #expect(run.counters.checkIns == 1)
-        #expect(run.counters.reopened >= 1)  // the case happened, and was mended
+        #expect(run.counters.diary.checkIns == 1)
+        #expect(run.counters.diary.reopened >= 1)  // the case happened, and was mended
         // Its last minutes, measured under an address it never named again, cannot count.
         #expect((report.checkOutErrorSeconds.max ?? .infinity) <= 450)
     }

@@ -23,18 +23,12 @@ import VenueNode
 public struct VenueRun {
     /// What the loop carried, for the status line and the report.
     public struct Counters: Sendable, Equatable {
-        public var checkIns = 0
-        public var checkOuts = 0
-        /// Checked-out visits that late measurements showed to continue (one visit, not two).
-        public var reopened = 0
-        public var walkPasts = 0
+        /// Check-ins, check-outs, write errors: the diary loop's own counts.
+        public var diary = DiaryKeeper.Counters()
         public var requests = 0
         public var failedRequests = 0
         /// The engine asked for a controller restart (never expected on the simulated air).
         public var restarts = 0
-        public var diaryWriteErrors = 0
-        /// Herald-format log flushes that failed (their rows stay pending for the next).
-        public var logWriteErrors = 0
     }
 
     public let truth: GroundTruth
@@ -47,9 +41,7 @@ public struct VenueRun {
     public private(set) var reads: [PayloadRead] = []
     private var output = NodeLoop.Output()
     private var notices: [DiaryKeeper.Notice] = []
-    private var requests = 0
-    private var failedRequests = 0
-    private var restarts = 0
+    private var carried = Counters()
     private var nextTick = 0.0
     private var origin: Double { truth.configuration.origin }
 
@@ -84,11 +76,9 @@ public struct VenueRun {
 
     /// What the loop carried.
     public var counters: Counters {
-        let diary = keeper.counters
-        return Counters(
-            checkIns: diary.checkIns, checkOuts: diary.checkOuts, reopened: diary.reopened, walkPasts: diary.walkPasts,
-            requests: requests, failedRequests: failedRequests, restarts: restarts, diaryWriteErrors: diary.writeErrors,
-            logWriteErrors: diary.logWriteErrors)
+        var counters = carried
+        counters.diary = keeper.counters
+        return counters
     }
 
     /// Runs until virtual time `end` (or the first moment after it the loop reaches).
@@ -136,10 +126,10 @@ public struct VenueRun {
             case .emit(let event):
                 handle(.host(event))
             case .reply(let id, let result):
-                if case .failure = result { failedRequests += 1 }
+                if case .failure = result { carried.failedRequests += 1 }
                 handle(.reply(id, result))
             case .restart:
-                restarts += 1
+                carried.restarts += 1
             }
         }
     }
@@ -164,7 +154,7 @@ public struct VenueRun {
                 keeper.checkOutAll(steady: air.now, into: &self.notices)
             }
             for (id, request) in requests {
-                self.requests += 1
+                carried.requests += 1
                 execute(engine.perform(request, id: id, now: air.instant(air.now)))
             }
         }
