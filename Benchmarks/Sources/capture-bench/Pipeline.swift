@@ -56,7 +56,7 @@ struct Pipeline {
             case .read(let target, let payload, let earlier, _):
                 let key = tracker.key(for: payload.kind, payload: payload.bytes)
                 keys[target.id] = key
-                tracker.attribute(earlier.compactMap { m in m.rssi.map { RSSISample(time: m.time, rssi: $0) } }, to: key)
+                tracker.attribute(earlier.filter { $0.rssi != nil }, to: key)
             default:
                 break
             }
