@@ -13,25 +13,19 @@ let package = Package(
             name: "diary-bench",
             dependencies: [.product(name: "VenueDiary", package: "venue-beacon")]),
         .executableTarget(
-            name: "advert-bench",
-            dependencies: [
-                .product(name: "BLEHost", package: "venue-beacon"), .product(name: "Herald", package: "venue-beacon"),
-                .product(name: "VenueDiary", package: "venue-beacon"), .product(name: "VenueNode", package: "venue-beacon"),
-                .product(name: "Simulation", package: "venue-beacon"),
-            ],
-            exclude: ["peer.py"]),
-        .executableTarget(
             name: "air-bench",
             dependencies: [.product(name: "BLEHost", package: "venue-beacon"), .product(name: "Simulation", package: "venue-beacon")]),
         // Deterministic advertising corpus and captures (shared by the advert benchmarks).
         .target(name: "AdvertCorpus", dependencies: [.product(name: "BLEHost", package: "venue-beacon")]),
         .executableTarget(name: "capture-gen", dependencies: ["AdvertCorpus"]),
-        // Issue 3's decode rate and issue 6's pipeline from a recorded capture, beside the peer.
+        // Advertising reports per second (issue 3's decode, issue 6's pipeline) from a capture or
+        // an in-memory stream, beside the peer (Benchmarks/peer/bdt_peer.py).
         .executableTarget(
-            name: "capture-bench",
+            name: "advert-bench",
             dependencies: [
-                "AdvertCorpus", .product(name: "BLEHost", package: "venue-beacon"),
-                .product(name: "Herald", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon"),
+                "AdvertCorpus", .product(name: "BLEHost", package: "venue-beacon"), .product(name: "Herald", package: "venue-beacon"),
+                .product(name: "VenueDiary", package: "venue-beacon"), .product(name: "VenueNode", package: "venue-beacon"),
+                .product(name: "Simulation", package: "venue-beacon"),
             ]),
         .executableTarget(
             name: "link-memory", dependencies: ["AdvertCorpus", "HeapStats", .product(name: "BLEHost", package: "venue-beacon")]),

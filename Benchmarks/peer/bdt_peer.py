@@ -1,7 +1,7 @@
-"""The peer for capture-bench: Home Assistant's advertisement parser (PyPI bluetooth-data-tools)
+"""The peer for advert-bench: Home Assistant's advertisement parser (PyPI bluetooth-data-tools)
 parsing the same adverts, read from the same btsnoop capture.
 
-Usage: python bdt_peer.py CAPTURE [--passes N] [--json] [--build-only]
+Usage: python bdt_peer.py CAPTURE [--passes N] [--uncached] [--json] [--build-only]
 
 --build-only makes the fresh bytes objects of each pass without parsing them: Benchmarks/run
 subtracts its instruction count from the parsing run's under callgrind.
@@ -11,6 +11,10 @@ calls parse_advertisement_data_bytes (the library's cached Cython parser, the en
 Assistant's scanners use for raw adverts) once per report, in capture order, on a fresh bytes
 object per report (as a scanner receives them), timed with thread CPU time and wall time.
 Its cache persists across passes, as in a running Home Assistant.
+
+--uncached then times the library's uncached parser (gap._uncached_parse_advertisement_bytes, the
+same parse without the LRU cache; its UUID strings stay cached) in as many passes, after the
+cached ones, and prints its result too ("peer-parse-uncached").
 """
 import json
 import statistics
@@ -19,7 +23,7 @@ import sys
 import time
 from importlib.metadata import version
 
-from bluetooth_data_tools import parse_advertisement_data_bytes
+from bluetooth_data_tools import gap, parse_advertisement_data_bytes
 
 
 def advert_slices(path):
@@ -56,8 +60,24 @@ def main():
     buf, slices = advert_slices(path)
     n = len(slices)
     distinct = len({buf[a:b] for a, b in slices})
+    parsers = [("peer-parse", parse_advertisement_data_bytes)]
+    if "--uncached" in args:
+        parsers.append(("peer-parse-uncached", gap._uncached_parse_advertisement_bytes))
+    for stage, parse in parsers:
+        result = timed(stage, parse, buf, slices, passes, build_only)
+        result["distinct_adverts"] = distinct
+        if "--json" in args:
+            print(json.dumps(result))
+        else:
+            print(f"{stage} {result['peer']}: {result['median_cpu_rate']:,} reports/s (thread CPU, median of {passes}), "
+                  f"{result['median_wall_rate']:,} reports/s wall, {result['ns_per_report']} ns/report "
+                  f"[{n:,} reports, {distinct:,} distinct adverts]")
+
+
+def timed(stage, parse, buf, slices, passes, build_only):
+    """`passes` timed passes of `parse` over fresh bytes objects of the adverts."""
+    n = len(slices)
     cpu_rates, wall_rates = [], []
-    parse = parse_advertisement_data_bytes
     for _ in range(passes):
         ads = [buf[a:b] for a, b in slices]  # fresh objects: no hash cached from the last pass
         c0, w0 = time.thread_time(), time.perf_counter()
@@ -67,22 +87,15 @@ def main():
         c1, w1 = time.thread_time(), time.perf_counter()
         cpu_rates.append(n / (c1 - c0))
         wall_rates.append(n / (w1 - w0))
-    result = {
-        "stage": "peer-parse",
+    return {
+        "stage": stage,
         "peer": f"bluetooth-data-tools {version('bluetooth-data-tools')}",
         "reports": n,
-        "distinct_adverts": distinct,
         "cpu_rates": [int(r) for r in cpu_rates],
         "median_cpu_rate": int(statistics.median(cpu_rates)),
         "median_wall_rate": int(statistics.median(wall_rates)),
         "ns_per_report": round(1e9 / statistics.median(cpu_rates), 1),
     }
-    if "--json" in args:
-        print(json.dumps(result))
-    else:
-        print(f"peer-parse {result['peer']}: {result['median_cpu_rate']:,} reports/s (thread CPU, median of {passes}), "
-              f"{result['median_wall_rate']:,} reports/s wall, {result['ns_per_report']} ns/report "
-              f"[{n:,} reports, {distinct:,} distinct adverts]")
 
 
 if __name__ == "__main__":

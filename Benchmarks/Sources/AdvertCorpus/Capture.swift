@@ -41,6 +41,21 @@ public struct CaptureEvents: Sendable {
     }
 }
 
+/// Writes a btsnoop capture (datalink 1002, H4) of HCI event packets received by the host.
+public struct CaptureWriter: Sendable {
+    public private(set) var bytes = BTSnoopHeader(datalink: .h4).bytes
+
+    public init(reservingCapacity capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    /// One event packet (event code onwards) received at `unixSeconds`.
+    public mutating func append(event body: [UInt8], unixSeconds: Double) {
+        let record = BTSnoopRecord(
+            packet: H4Packet(type: .event, body: body), direction: .received,
+            timestamp: BTSnoopTimestamp(unixMicroseconds: Int64(unixSeconds * 1_000_000)))
+        record.append(to: &bytes)
+    }
+}
+
 public struct CaptureError: Error, CustomStringConvertible {
     public var message: String
     public init(message: String) { self.message = message }

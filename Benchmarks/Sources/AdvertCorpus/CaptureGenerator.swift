@@ -56,16 +56,9 @@ public struct CaptureGenerator: Sendable {
 
     /// The whole capture file.
     public func capture() -> [UInt8] {
-        var file = BTSnoopHeader(datalink: .h4).bytes
-        file.reserveCapacity(reports * 72)
-        forEachEvent { time, body in
-            let micros = Int64((Self.startTime + time) * 1_000_000)
-            let record = BTSnoopRecord(
-                packet: H4Packet(type: .event, body: body), direction: .received,
-                timestamp: BTSnoopTimestamp(unixMicroseconds: micros))
-            record.append(to: &file)
-        }
-        return file
+        var writer = CaptureWriter(reservingCapacity: reports * 72)
+        forEachEvent { time, body in writer.append(event: body, unixSeconds: Self.startTime + time) }
+        return writer.bytes
     }
 
     /// Each event's body (event code onwards) with its venue time, in order.

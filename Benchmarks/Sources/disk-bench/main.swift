@@ -153,9 +153,9 @@ let naiveSamples = try walk(guests, { g, t, rssi in
     let target = Target(id: TargetID(rawValue: UInt64(g + 1)), address: guests[g].address, addressType: .random)
     logs.record(.measure(target, rssi: rssi, payload: SensorPayload(kind: .herald, bytes: guests[g].payload), time: t), wallTime: t)
 }, tick: { t in
-    if Int(t) % 5 == 0 { try logs.flush() }
+    if Int(t) % 5 == 0 { try logs.flush(now: t) }
 })
-try logs.flush()
+try logs.flush(now: end)
 let naiveIO = IO.now() - naiveStart
 let contacts = fileSize(logDir + "/contacts.csv")
 

@@ -1,13 +1,12 @@
-import AdvertCorpus
 import BLEHost
 import Herald
 import VenueDiary
 
-/// The advertising-report path of `venue-beacon run` without the radio: HCI event decode →
-/// advert classification (AD parse included) → the Herald node → the presence tracker, plus the
-/// once-a-second clock tick. The phones' side of each connection the node asks for is played at
-/// once from the corpus (kind and payload are in the address: see ``CorpusDevice``).
-struct Pipeline {
+/// The `pipeline` stage: the advertising-report path of `venue-beacon run` without the radio and
+/// without the diary: HCI event decode → advert classification (AD parse included) → the Herald
+/// node → the presence tracker, plus the once-a-second clock tick. The phones' side of each
+/// connection the node asks for is played at once (``Phones``).
+struct TrackerPipeline {
     var node = SensorNode()
     var tracker = PresenceTracker(settings: DiarySettings())
     /// The tracker key of each target whose payload is known: a measurement costs no payload hashing.
@@ -24,11 +23,12 @@ struct Pipeline {
         linkActions.reserveCapacity(64)
     }
 
-    /// One HCI event packet (event code onwards) received at `now`. The classifier is passed in
-    /// (borrowed): read from `self` while `self` is being changed, it would be copied per report.
-    mutating func receive(_ packet: ArraySlice<UInt8>, now: Double, classifier: AdvertClassifier) {
+    /// One HCI event packet (event code onwards) received at `now`. The classifier and the phones
+    /// are passed in (borrowed): read from `self` while `self` is being changed, they would be
+    /// copied per report.
+    mutating func receive(_ packet: ArraySlice<UInt8>, now: Double, classifier: AdvertClassifier, phones: Phones) {
         if now >= nextTick {
-            tick(now: now)
+            tick(now: now, phones: phones)
             nextTick = now.rounded(.down) + 1
         }
         guard case .le(.advertisingReport(let batch))? = try? HCIEvent(decoding: packet) else { return }
@@ -56,7 +56,7 @@ struct Pipeline {
             case .read(let target, let payload, let earlier, _):
                 let key = tracker.key(for: payload.kind, payload: payload.bytes)
                 keys[target.id] = key
-                tracker.attribute(earlier.compactMap { m in m.rssi.map { RSSISample(time: m.time, rssi: $0) } }, to: key)
+                tracker.attribute(earlier.filter { $0.rssi != nil }, to: key)
             default:
                 break
             }
@@ -65,7 +65,7 @@ struct Pipeline {
     }
 
     /// The clock tick: the node starts connections (answered at once), the tracker closes visits.
-    mutating func tick(now: Double) {
+    mutating func tick(now: Double, phones: Phones) {
         node.tick(now: now, into: &actions)
         var rounds = 0
         while !actions.isEmpty && rounds < 16 {
@@ -76,16 +76,9 @@ struct Pipeline {
                 case .connect(let target):
                     node.link(.connected, target: target.id, now: now, into: &actions)
                 case .discover(let target, _):
-                    let services: DiscoveredServices
-                    switch CorpusDevice.kind(of: target.address) {
-                    case .heraldAndroid: services = .android
-                    case .heraldIPhoneForeground, .heraldIPhoneBackground: services = .iPhone
-                    default: services = .none
-                    }
-                    node.link(.discovered(services), target: target.id, now: now, into: &actions)
+                    node.link(.discovered(phones.services(of: target.address)), target: target.id, now: now, into: &actions)
                 case .readPayload(let target, _):
-                    let payload = CorpusDevice.heraldPayload(index: CorpusDevice.index(of: target.address))
-                    node.link(.payloadRead(payload), target: target.id, now: now, into: &actions)
+                    node.link(.payloadRead(phones.payload(of: target.address)), target: target.id, now: now, into: &actions)
                 case .writeSignal(let target, _):
                     node.link(.signalWritten, target: target.id, now: now, into: &actions)
                 case .disconnect(let target):
