@@ -11,7 +11,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "diary-bench",
-            dependencies: [.product(name: "VenueDiary", package: "venue-beacon")]),
+            dependencies: [.product(name: "VenueDiary", package: "venue-beacon"), .product(name: "VenueNode", package: "venue-beacon")]),
         .executableTarget(
             name: "advert-bench",
             dependencies: [

@@ -13,6 +13,7 @@
 //   rows; 0 skips a stage; --diary keeps the filled export diary at PATH and reuses it next time
 import Foundation
 import VenueDiary
+import VenueNode
 
 struct BenchError: Error {
     var message: String
@@ -179,9 +180,9 @@ func replay(rows wanted: Int) throws {
             + "\(grouped(summary.visits)) visits in \(summary.batches) transactions")
 }
 
-/// `diary replay FILE` as the command runs it.
+/// `diary replay FILE` as the command runs it (through the node's diary pipeline).
 func replayFile(_ file: String, into store: DiaryStore) throws -> ReplaySummary {
-    try SightingsFile.replay(path: file, into: store, settings: DiarySettings())
+    try SightingsReplay.replay(path: file, into: store, settings: DiarySettings(), now: Date().timeIntervalSince1970)
 }
 
 let sightings = argument("--sightings", default: 6_000_000)
