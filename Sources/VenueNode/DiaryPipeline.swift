@@ -3,7 +3,8 @@ import Sightings
 import VenueDiary
 
 /// Carries the node's ``SensorEvent``s into the venue diary: the one path from Bluetooth to
-/// visits, shared by `venue-beacon run` and the simulated venue.
+/// visits, shared by `venue-beacon run`, the simulated venue and `diary replay`
+/// (``SightingsReplay`` turns a file's rows into the node's events).
 ///
 /// - `.read` (a payload became known): the target's earlier measurements are attributed to the
 ///   payload's visit, and the read itself is a sighting (a phone we just read is present);
