@@ -11,6 +11,7 @@
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
 //   Exposure      published GAEN diagnosis keys matched against the diary
 //   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
+//                 (the node's, and `diary replay`'s rows turned into the same events)
 //   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
 //   AirTransport  the simulated air as an HCITransport (run-bench only)
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
@@ -61,7 +62,7 @@ let package = Package(
         .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto]),
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto]),
         .executableTarget(
-            name: "venue-beacon", dependencies: ["Appliance", "Exposure", "VenueDiary", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
+            name: "venue-beacon", dependencies: ["Appliance", "Exposure", "VenueDiary", "VenueNode", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
             linkerSettings: [
                 // Release builds (what ships): LLVM's linker, which packs the ~90,000 relative
                 // relocations of a position-independent executable into 17 KB (DT_RELR, glibc

@@ -11,7 +11,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "diary-bench",
-            dependencies: [.product(name: "VenueDiary", package: "venue-beacon")]),
+            dependencies: [.product(name: "VenueDiary", package: "venue-beacon"), .product(name: "VenueNode", package: "venue-beacon")]),
         .executableTarget(
             name: "air-bench",
             dependencies: [.product(name: "BLEHost", package: "venue-beacon"), .product(name: "Simulation", package: "venue-beacon")]),

@@ -10,10 +10,11 @@ public struct SightingsFileError: Error, Equatable, CustomStringConvertible {
     public var description: String { "\(path): \(problem)" }
 }
 
-/// `venue-beacon diary replay FILE` without holding the file: a first pass reads every line,
-/// checks it and notes whether the times are in order; nothing is written unless every line is
-/// good. A second pass feeds the sightings through ``DiaryReplay``. A file in time order (the
-/// usual case) is replayed in a fixed amount of memory; one out of order costs 16 bytes a
+/// A sightings file (``SightingsCSV``) read without holding it, for `venue-beacon diary replay
+/// FILE`: a first pass (``scan(_:)``) reads every line, checks it and notes whether the times
+/// are in order, so that nothing is written unless every line is good; a second pass
+/// (``forEachSighting(of:_:)``) hands the sightings over in time order. A file in time order
+/// (the usual case) is read in a fixed amount of memory; one out of order costs 16 bytes a
 /// sighting (its time and where its line starts), sorted, and each line is read again from there.
 public enum SightingsFile {
     /// The longest line read: a 1,024-byte payload is 2,048 hex digits; quotes and spaces aside.
@@ -29,34 +30,17 @@ public enum SightingsFile {
         public var inOrder = true
     }
 
-    /// Checks the whole file, then replays it into `store`. A bad line throws
-    /// ``SightingsCSVError`` before anything is written.
-    public static func replay(
-        path: String, into store: DiaryStore, settings: DiarySettings, policy: FlushPolicy = .replay,
-        afterBatch: ((ReplaySummary) -> Void)? = nil
-    ) throws -> ReplaySummary {
-        try replay(try scan(path), into: store, settings: settings, policy: policy, afterBatch: afterBatch)
-    }
-
-    /// Replays a file that ``scan(_:)`` has checked (the diary is opened in between, so a bad
-    /// file never touches it).
-    public static func replay(
-        _ scan: Scan, into store: DiaryStore, settings: DiarySettings, policy: FlushPolicy = .replay,
-        afterBatch: ((ReplaySummary) -> Void)? = nil
-    ) throws -> ReplaySummary {
-        let path = scan.path
-        return try DiaryReplay.replay(
-            sightingCount: scan.sightings, start: scan.first, end: scan.last, into: store, settings: settings, policy: policy,
-            afterBatch: afterBatch
-        ) { feed in
-            if scan.inOrder {
-                var reader = SightingsCSV.LineReader()
-                try forEachLine(path) { line, number, _ in
-                    if let sighting = try reader.read(line, number: number) { try feed(sighting) }
-                }
-            } else {
-                try replayOutOfOrder(path, feed: feed)
+    /// The second pass over a file that ``scan(_:)`` has checked: every sighting in time order,
+    /// equal times in file order. Throws ``SightingsFileError`` when the file cannot be read
+    /// again or has changed since the scan.
+    public static func forEachSighting(of scan: Scan, _ body: (Sighting) throws -> Void) throws {
+        if scan.inOrder {
+            var reader = SightingsCSV.LineReader()
+            try forEachLine(scan.path) { line, number, _ in
+                if let sighting = try reader.read(line, number: number) { try body(sighting) }
             }
+        } else {
+            try forEachOutOfOrder(scan.path, body)
         }
     }
 
@@ -78,7 +62,7 @@ public enum SightingsFile {
 
     /// Sorts (time, line start) pairs, keeping the file order of equal times, then reads each
     /// line again where it starts.
-    private static func replayOutOfOrder(_ path: String, feed: (Sighting) throws -> Void) throws {
+    private static func forEachOutOfOrder(_ path: String, _ feed: (Sighting) throws -> Void) throws {
         var index: [(time: Double, offset: Int64)] = []
         var reader = SightingsCSV.LineReader()
         try forEachLine(path) { line, number, offset in

@@ -16,7 +16,8 @@ import Sightings
 //     close(now:checkingOutOpenVisits:), purge(now:)
 //   DiaryExport            share window, CSV and JSON (pure formatters and a streaming export)
 //   SightingsCSV           parser of sightings files (`time,kind,payload,rssi`)
-//   DiaryReplay            replays sightings through the same VenueDiary, all or nothing on bad input
+//   SightingsFile          a sightings file checked whole, then read in time order without holding it
+//                          (replayed by VenueNode's SightingsReplay, through the node's DiaryPipeline)
 //
 // Times are wall-clock Unix seconds as Double everywhere; nothing here reads a clock.
 
@@ -60,7 +61,9 @@ public struct VenueDiary {
         try self.init(store: store, settings: settings, now: now, policy: policy, clock: clock, resumingOpenVisits: true)
     }
 
-    init(
+    /// `resumingOpenVisits: false` (a replay, which is not a restart): open visits already in the
+    /// diary are left as they are, neither resumed nor closed.
+    public init(
         store: DiaryStore, settings: DiarySettings, now: Double, policy: FlushPolicy, clock: DiaryClock = .synchronised,
         resumingOpenVisits: Bool
     ) throws {
@@ -131,11 +134,6 @@ public struct VenueDiary {
     @discardableResult
     public mutating func record(_ key: VisitKey, time: Double, rssi: Int?) -> Bool {
         tracker.record(key, time: time, rssi: rssi)
-    }
-
-    /// See ``PresenceTracker/record(_:)``.
-    public mutating func record(_ sighting: Sighting) {
-        tracker.record(sighting)
     }
 
     /// See ``PresenceTracker/attribute(_:to:)``.

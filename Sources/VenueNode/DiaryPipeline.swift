@@ -3,7 +3,8 @@ import Sightings
 import VenueDiary
 
 /// Carries the node's ``SensorEvent``s into the venue diary: the one path from Bluetooth to
-/// visits, shared by `venue-beacon run` and the simulated venue.
+/// visits, shared by `venue-beacon run`, the simulated venue and `diary replay`
+/// (``SightingsReplay`` turns a file's rows into the node's events).
 ///
 /// - `.read` (a payload became known): the target's earlier measurements are attributed to the
 ///   payload's visit, and the read itself is a sighting (a phone we just read is present);
@@ -28,6 +29,8 @@ public struct DiaryPipeline {
     private var keys: [TargetID: CachedKey] = [:]
     private var nextPurge: Double?
     private var nextSweep = -Double.infinity
+    /// The latest time retention counts ages from (see ``init(diary:purgingNoLaterThan:)``).
+    private let purgeLimit: Double
 
     public struct Counters: Sendable, Equatable {
         /// Sightings handed to the diary (measurements and reads).
@@ -62,8 +65,13 @@ public struct DiaryPipeline {
     /// payload hash.
     public static let maximumCachedKeys = 32_768
 
-    public init(diary: VenueDiary) {
+    /// `purgingNoLaterThan` is the latest time retention may take for now. The node leaves it
+    /// at infinity (its diary time is now). A replay passes the wall time it started at: it
+    /// purges on the replayed time, as a node would have then, but a file stamped ahead of the
+    /// clock must not delete visits a live node would still keep.
+    public init(diary: VenueDiary, purgingNoLaterThan purgeLimit: Double = .infinity) {
         self.diary = diary
+        self.purgeLimit = purgeLimit
     }
 
     /// Targets with a cached visit key.
@@ -120,7 +128,7 @@ public struct DiaryPipeline {
         if now >= (nextPurge ?? -.infinity) {
             nextPurge = now + Self.purgeInterval
             counters.purges += 1
-            counters.purged += try diary.purge(now: now)
+            counters.purged += try diary.purge(now: min(now, purgeLimit))
         }
         return changes
     }
@@ -159,6 +167,12 @@ public struct DiaryPipeline {
     private mutating func key(for target: TargetID, payload: SensorPayload, now: Double) -> VisitKey {
         if let index = keys.index(forKey: target), keys.values[index].payload == payload {
             keys.values[index].lastUsed = now  // in place: one lookup a measurement
+            if payload.metadata != nil, keys.values[index].payload.metadata == nil {
+                // Metadata heard only after the identifier (a short GAEN advert, a replayed row
+                // without it first): the diary keeps the first it is given.
+                keys.values[index].payload.metadata = payload.metadata
+                _ = diary.key(for: payload.kind, payload: payload.bytes, metadata: payload.metadataBytes)
+            }
             return keys.values[index].key
         }
         let key = diary.key(for: payload.kind, payload: payload.bytes, metadata: payload.metadataBytes)

@@ -2,6 +2,7 @@ import Appliance
 import ArgumentParser
 import Foundation
 import VenueDiary
+import VenueNode
 
 struct DiaryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,8 +17,9 @@ struct DiaryCommand: ParsableCommand {
                 The file is CSV with the header time,kind,payload,rssi: time as Unix seconds (a \
                 fraction allowed) or ISO-8601; kind one of herald, gaen, opentrace, advert; payload \
                 in hex; rssi in dBm, or empty when not measured. Sightings go through the same \
-                tracker and batched writer as the live service, with the [diary] limits of the \
-                config file; at the end of the \
+                diary pipeline as the live service (presence tracker, retention, batched writer), \
+                with the [diary] limits of the config file; retention counts from the replayed \
+                time, never later than now (or --now). At the end of the \
                 file every visit is closed at its last sighting. The whole file is checked first: \
                 a malformed row is reported with its line number and nothing is written (exit 65). \
                 Replaying the same file again does not duplicate visits. The file is read twice and \
@@ -25,6 +27,7 @@ struct DiaryCommand: ParsableCommand {
                 """)
 
         @OptionGroup var options: ConfigOptions
+        @OptionGroup var now: NowOption
         @Argument(help: ArgumentHelp("The sightings CSV file.", valueName: "file")) var file: String
 
         func run() throws {
@@ -39,7 +42,7 @@ struct DiaryCommand: ParsableCommand {
                     throw CLIFailure(message: error.description, status: error.isMissing ? ExitStatus.noInput : ExitStatus.ioError)
                 }
                 let store = try DiaryStore(path: settings.diary.path)
-                let summary = try SightingsFile.replay(scan, into: store, settings: settings.diarySettings)
+                let summary = try SightingsReplay.replay(scan, into: store, settings: settings.diarySettings, now: now.time)
                 var lines = [
                     "replayed \(summary.sightings) sightings from \(file) into \(settings.diary.path)",
                     "visits: \(summary.visits) checked in, \(summary.walkPasts) walk-pasts not recorded",

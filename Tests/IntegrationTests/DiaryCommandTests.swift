@@ -144,6 +144,23 @@ import VenueDiary
         #expect(FileManager.default.contents(atPath: venue.diary) == Data("not a database at all".utf8))
     }
 
+    /// A replay runs the node's retention on the replayed time, never later than `--now`: three
+    /// days after the two phones, a phone's evening replayed with `recording_days = 2` deletes
+    /// their visit, unless the clock says the file is from the future.
+    @Test(arguments: [("2025-11-25T12:00:00Z", 1), ("2025-11-23T00:00:00Z", 2)])
+    func replayRetentionCountsFromTheReplayedTimeNoLaterThanNow(now: String, visits: Int) throws {
+        let venue = try Venue(diaryKeys: "recording_days = 2")
+        defer { venue.dir.remove() }
+        #expect(try venue.run(["diary", "replay", try venue.dir.write("s.csv", Self.twoPhones)]).status == 0)
+        // 2025-11-25T10:00Z, ten minutes.
+        let later = try venue.dir.write("later.csv", "time,kind,payload,rssi\n" + (0...10).map { "\(1_764_064_800 + $0 * 60),herald,cc03,-60" }.joined(separator: "\n"))
+        let replay = try venue.run(["diary", "replay", later, "--now", now])
+        #expect(replay.status == 0, "\(replay.output)")
+        #expect(replay.stdout.contains("visits: 1 checked in"))
+        let count = try DatabaseQueue(path: venue.diary).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM visit") }
+        #expect(count == visits)
+    }
+
     @Test func purgeHonoursRecordingDaysAndNow() throws {
         let venue = try Venue(diaryKeys: "recording_days = 2")
         defer { venue.dir.remove() }

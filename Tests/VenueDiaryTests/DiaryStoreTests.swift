@@ -216,4 +216,23 @@ import Testing
         #expect(stats.oldestCheckIn == 1000 && stats.newestCheckOut == 4000)
         #expect(stats.fileBytes >= 4096)
     }
+
+    /// A diary of schema v2 (before the metadata column) is migrated; its visits have none.
+    @Test func aVersion2DiaryGainsTheMetadataColumn() throws {
+        let path = dir.path("v2.sqlite")
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try DiarySchema.migrator.migrate(queue, upTo: "v2 progress and clock")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO visit (kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum)
+                    VALUES ('gaen', x'0203', 100, 400, 400, 3, -50, -160)
+                    """)
+            }
+            try queue.close()
+        }
+        let store = try DiaryStore(path: path)
+        #expect(try store.visits().map(\.metadata) == [nil])
+        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == 3)
+    }
 }

@@ -4,13 +4,16 @@
 //      VenueDiary with FlushPolicy.live, a clock tick per simulated second, real SQLite file),
 //      with 1,000 and 10,000 concurrent targets and 129-byte payloads, each present target
 //      sighted once per simulated second; then the same with check-ins batched every 30 s;
-//   2. the time to export 1,000,000 visits to CSV (streamed from the diary file).
+//   2. the time to export 1,000,000 visits to CSV (streamed from the diary file);
+//   3. `diary replay`: sightings/s of a sightings file (1,000 phones, 16-byte payloads, one row a
+//      phone a second) checked and replayed into a new diary, as the command does.
 //
-// Usage: diary-bench [--visits N] [--sightings N] [--targets 1000|10000] [--diary PATH]
-//   defaults: 6,000,000 sightings at each target count, 1,000,000 visits; --visits 0 skips the
-//   export; --diary keeps the filled export diary at PATH and reuses it next time
+// Usage: diary-bench [--visits N] [--sightings N] [--targets 1000|10000] [--diary PATH] [--replay N]
+//   defaults: 6,000,000 sightings at each target count, 1,000,000 visits, 1,000,000 replayed
+//   rows; 0 skips a stage; --diary keeps the filled export diary at PATH and reuses it next time
 import Foundation
 import VenueDiary
+import VenueNode
 
 struct BenchError: Error {
     var message: String
@@ -145,6 +148,43 @@ func export(visits count: Int, reuse: String?) throws {
         grouped(exported.visits), grouped(bytes), discard, discardCPU, toFile))
 }
 
+/// Writes a sightings file of `rows` rows (every phone present 600 s, away 400 s, one row a present
+/// phone a second), then times `diary replay`'s two passes into a new diary.
+func replay(rows wanted: Int) throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("sightings.csv").path
+    let phones = 1_000
+    var text = "time,kind,payload,rssi\n"
+    var rows = 0
+    var second = 0
+    while rows < wanted {
+        for phone in 0..<phones where (second + phone * 997 % 1000) % 1000 < 600 && rows < wanted {
+            text += "\(1_795_197_600 + second),\(phone % 4 == 0 ? "gaen" : "herald"),\(String(format: "%032x", phone * 7919)),-\(50 + (second + phone) % 30)\n"
+            rows += 1
+        }
+        second += 1
+    }
+    try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+    let store = try DiaryStore(path: dir.appendingPathComponent("diary.sqlite").path)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let cpuStart = cpuSeconds()
+    let summary = try replayFile(file, into: store)
+    let elapsed = seconds(clock.now - start)
+    let cpu = cpuSeconds() - cpuStart
+    print(
+        "replay          \(grouped(summary.sightings)) sightings (\(text.utf8.count / 1_048_576) MiB, \(second) s of venue time) in "
+            + String(format: "%.2f s wall = %@ sightings/s ", elapsed, grouped(Int(Double(summary.sightings) / elapsed)))
+            + String(format: "(%.2f s CPU = %@ sightings/s); ", cpu, grouped(Int(Double(summary.sightings) / cpu)))
+            + "\(grouped(summary.visits)) visits in \(summary.batches) transactions")
+}
+
+/// `diary replay FILE` as the command runs it (through the node's diary pipeline).
+func replayFile(_ file: String, into store: DiaryStore) throws -> ReplaySummary {
+    try SightingsReplay.replay(path: file, into: store, settings: DiarySettings(), now: Date().timeIntervalSince1970)
+}
+
 let sightings = argument("--sightings", default: 6_000_000)
 let visits = argument("--visits", default: 1_000_000)
 let only = argument("--targets", default: 0)
@@ -152,10 +192,11 @@ let only = argument("--targets", default: 0)
 // fsync per simulated second. The second run batches check-ins with the 30 s refresh instead,
 // to show what the commits cost.
 let batched = FlushPolicy(interval: 30, maxPendingChanges: 10_000, checkInsWithin: 30)
-for targets in [1_000, 10_000] where only == 0 || only == targets {
+for targets in [1_000, 10_000] where sightings > 0 && (only == 0 || only == targets) {
     for policy in [FlushPolicy.live, batched] {
         try trackerAndWriter(targets: targets, sightings: sightings, policy: policy)
     }
 }
 let reuse = CommandLine.arguments.firstIndex(of: "--diary").flatMap { $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil }
 if visits > 0 { try export(visits: visits, reuse: reuse) }
+if argument("--replay", default: 1_000_000) > 0 { try replay(rows: argument("--replay", default: 1_000_000)) }
