@@ -2,24 +2,24 @@ import BLEHost
 import Foundation
 import Herald
 
-/// The venue node's radio loop, without I/O: the one place where its decisions are made, for
-/// `venue-beacon run` (``NodeRadio`` in Appliance, on the wall clock) and the simulated venue
-/// (`VenueRun`, on virtual time) alike.
+/// The venue node's radio loop, without I/O: the one place where its decisions are made. It
+/// runs on top of the host engine in ``NodeCore``, which `venue-beacon run`'s host thread and the
+/// simulated venue (`VenueRun`) drive alike.
 ///
 /// It owns the node driver (the Herald policy and its connection steps) and the requests in
 /// flight, and decides what the appliance does about the radio:
 /// - opening hours: advertising and scanning off while the venue is closed (from the start, and
 ///   within a tick of closing time, when the diary is told to close open visits at their last
 ///   sighting), on again when it opens;
-/// - the watchdog: fed at each tick while the host's thread is known to turn;
-/// - what is worth a log line (radio changes by ``RadioAnnouncer``, a stall, reports dropped on
-///   the way in, signal writes refused for coming too fast), the status line, readiness.
+/// - the watchdog: fed at each tick while the host is known to turn (the driver probes a quiet
+///   controller);
+/// - what is worth a log line (radio changes by ``RadioAnnouncer``, a stall, signal writes
+///   refused for coming too fast), the status line, readiness.
 ///
-/// Its owner (the shell) feeds it the host's events, a tick about once a second with the wall
-/// time, and the replies to the requests it asked for, all with the node's steady time; and it
-/// carries out the ``Output``: sensor events to the diary, requests to the host, notices to
-/// logs, LEDs and systemd. The host engine itself is the other pure half (``HostEngine``): the
-/// simulated venue drives it on the same thread, the service on the host's own thread.
+/// Its owner feeds it the host's events, a tick about once a second with the wall time, and the
+/// replies to the requests it asked for, all with the node's steady time; and carries out the
+/// ``Output``: sensor events to the diary, requests to the host, notices to logs, LEDs and
+/// systemd.
 public struct NodeLoop: Sendable {
     public enum Input: Sendable {
         case host(HostEvent)
@@ -35,13 +35,10 @@ public struct NodeLoop: Sendable {
         public var wall: Double
         /// Visits open in the diary (present phones, pending ones included), for the status.
         public var presentPhones: Int
-        /// Advertising reports dropped on the way in so far (the shell's queues).
-        public var droppedReports: Int
 
-        public init(wall: Double, presentPhones: Int = 0, droppedReports: Int = 0) {
+        public init(wall: Double, presentPhones: Int = 0) {
             self.wall = wall
             self.presentPhones = presentPhones
-            self.droppedReports = droppedReports
         }
     }
 
@@ -100,7 +97,6 @@ public struct NodeLoop: Sendable {
     private var readySent = false
     private var stallReported = false
     private var status = ""
-    private var droppedReported = 0
     private var limitedReported = (count: 0, at: -Double.infinity)
 
     /// `wall` is the time at start: outside opening hours the host starts with the radio off
@@ -191,12 +187,6 @@ public struct NodeLoop: Sendable {
         if line != status {
             status = line
             out.notices.append(.status(line))
-        }
-        // Advertising reports are the only events dropped on the way in.
-        if tick.droppedReports > droppedReported {
-            out.notices.append(.log(LogLine(
-                .warning, "the node fell behind: \(tick.droppedReports - droppedReported) advertising reports dropped")))
-            droppedReported = tick.droppedReports
         }
         // Signal writes refused for coming too fast: a notice at most once a minute.
         let limited = gate.rateLimited

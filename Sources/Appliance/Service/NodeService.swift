@@ -11,7 +11,7 @@ import VenueNode
 ///
 /// From validated settings it builds the venue's identity over the air (advert, scan response,
 /// GATT service, signal write gate), the Bluetooth host (which opens the controller and reopens
-/// it with backoff when it fails), the radio loop (``NodeLoop`` in its shell ``NodeRadio``) and the recorder (diary and
+/// it with backoff when it fails), the radio loop (``NodeLoop`` with the engine in ``NodeCore``, on the host's thread) and the recorder (diary and
 /// Herald logs, ``Recorder``), and runs them until SIGTERM or SIGINT. Then it closes the diary:
 /// the recorder stops at the same moment as Bluetooth, so the final flush never waits for the
 /// radio. SIGHUP is answered in the log (no config reload: restart instead); SIGUSR1 runs the
@@ -58,11 +58,8 @@ public struct NodeService: Sendable {
             deviceName: device.description, venueName: settings.venue.name)
         // Outside opening hours at start the radio starts switched off.
         let openAtStart = loop.isOpen
-        let host = BluetoothHost(
-            device: device,
-            configuration: try setup.hostConfiguration(
-                identity: identity, gate: gate, switchedOn: RadioState(advertising: openAtStart, scanning: openAtStart)),
-            options: BluetoothHost.Options(retryOpen: true, capturePath: settings.bluetooth.btsnoop))
+        let configuration = try setup.hostConfiguration(
+            identity: identity, gate: gate, switchedOn: RadioState(advertising: openAtStart, scanning: openAtStart))
         let recorder = Recorder(
             options: Recorder.Options(
                 diaryPath: settings.diary.path, diarySettings: setup.diary, flushPolicy: settings.diaryFlushPolicy,
@@ -76,7 +73,14 @@ public struct NodeService: Sendable {
                         : nil
                 }),
             clock: clock, hooks: hooks, logger: logger)
-        let radio = NodeRadio(host: host, loop: loop, recorder: recorder, hooks: hooks, clock: clock, logger: logger)
+        let radio = NodeRadio(recorder: recorder, hooks: hooks, clock: clock, logger: logger)
+        // The host's thread drives the engine with the radio loop on top (NodeCore): the node's
+        // events, requests and ticks never leave that thread.
+        let host = BluetoothHost(device: device, options: BluetoothHost.Options(retryOpen: true, capturePath: settings.bluetooth.btsnoop)) {
+            NodeCore(
+                engine: HostEngine(configuration: configuration), loop: loop, firstTick: .now, steady: { _ in clock.monotonic() },
+                tickInfo: radio.tick, sink: radio.carry)
+        }
 
         logger.info("venue-beacon \(ProductVersion.string) starting: \(startLine(identity))")
         let signals = signals ?? ServiceSignals.stream()
@@ -94,10 +98,6 @@ public struct NodeService: Sendable {
                     logger.error("Bluetooth: \(error)")
                 }
                 return Task.isCancelled ? nil : .hostStopped
-            }
-            group.addTask {
-                await radio.run()
-                return nil
             }
             group.addTask {
                 await handle(signals)

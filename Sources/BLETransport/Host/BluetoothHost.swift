@@ -13,6 +13,12 @@ import Synchronization
 /// Use: start ``run()`` in a task (the daemon's service, or a CLI command's task group), consume
 /// ``events``, make requests (``connect(to:type:timeout:)``, ``gatt(_:on:)``, …) from any task.
 /// Cancelling the task running ``run()`` stops the host.
+///
+/// What the thread drives is a ``HostSession``: the engine alone (the command line, above), or
+/// the engine with an application's loop on top (the venue node's `NodeCore`), which takes the
+/// engine's events on this thread and hands its own output on; ``events`` then stays empty.
+/// Between controller sessions (backing off) the thread keeps ticking the session at its
+/// deadlines.
 public final class BluetoothHost: Sendable {
     public struct Options: Sendable {
         /// Keep retrying when the controller cannot be opened (the daemon) rather than failing
@@ -34,12 +40,13 @@ public final class BluetoothHost: Sendable {
     }
 
     public let device: HCITransportSpec
-    public let configuration: HostConfiguration
     public let options: Options
     /// Everything the host reports, in order. One consumer. Only advertising reports are ever
     /// dropped (see ``EventQueue``).
     public let events: EventQueue<HostEvent>
 
+    /// Makes what the thread drives: the engine, or the engine under an application's loop.
+    private let makeSession: @Sendable () -> any HostSession
     private let shared = Mutex(Shared())
     private let waker = ThreadWaker()
 
@@ -53,9 +60,16 @@ public final class BluetoothHost: Sendable {
 
     private enum RunState { case idle, running, stopping, finished }
 
-    public init(device: HCITransportSpec, configuration: HostConfiguration, options: Options = .init()) {
+    /// A host whose thread drives a ``HostEngine`` of `configuration`; its events go to ``events``.
+    public convenience init(device: HCITransportSpec, configuration: HostConfiguration, options: Options = .init()) {
+        self.init(device: device, options: options) { HostEngine(configuration: configuration) }
+    }
+
+    /// A host whose thread drives the session `makeSession` makes (once, when the thread starts):
+    /// an application loop on top of the engine consumes the events itself, on this thread.
+    public init(device: HCITransportSpec, options: Options = .init(), session makeSession: @escaping @Sendable () -> any HostSession) {
         self.device = device
-        self.configuration = configuration
+        self.makeSession = makeSession
         self.options = options
         self.events = EventQueue(capacity: options.eventCapacity, kind: \.kind) { event in
             if case .advertisingReport = event { return true }
@@ -172,7 +186,7 @@ public final class BluetoothHost: Sendable {
     /// Sessions until stopped: open, run the engine, close, back off.
     private func threadMain() -> Result<Void, HCITransportError> {
         var backoff = options.backoff
-        var engine = HostEngine(configuration: configuration)
+        var engine = makeSession()
         defer {
             let waiting = shared.withLock { s in
                 s.state = .finished
@@ -184,14 +198,14 @@ public final class BluetoothHost: Sendable {
             events.finish()
         }
         while !stopping {
-            events.push(.state(.opening(device.description)))
+            execute(engine.report(.opening(device.description), now: .now), on: nil)
             let transport: any HCITransport
             do {
                 transport = try device.open(capturePath: options.capturePath)
             } catch {
-                events.push(.state(.unavailable(error.description)))
+                execute(engine.report(.unavailable(error.description), now: .now), on: nil)
                 guard options.retryOpen else { return .failure(error) }
-                waker.sleep(backoff.delay(afterSessionLasting: nil))
+                pause(backoff.delay(afterSessionLasting: nil), &engine)
                 continue
             }
             shared.withLock { $0.transport = transport }
@@ -201,16 +215,36 @@ public final class BluetoothHost: Sendable {
             shared.withLock { $0.transport = nil }
             transport.close()
             if stopping { break }
-            events.push(.state(.recovering(reason)))
-            waker.sleep(backoff.delay(afterSessionLasting: ContinuousClock.now - opened))
+            execute(engine.report(.recovering(reason), now: .now), on: nil)
+            pause(backoff.delay(afterSessionLasting: ContinuousClock.now - opened), &engine)
         }
         return .success(())
+    }
+
+    /// Waits out a backoff without a controller, ticking the session at its deadlines (a loop on
+    /// top of the engine keeps its time); returns early when stopped.
+    private func pause(_ delay: Duration, _ engine: inout any HostSession) {
+        let end = ContinuousClock.now + delay
+        // A deadline that a tick without a controller does not move (a timer that only a
+        // session ends) is not ticked again in this pause.
+        var stuck: ContinuousClock.Instant?
+        while !stopping {
+            let now = ContinuousClock.now
+            let deadline = engine.nextDeadline.flatMap { $0 == stuck ? nil : $0 }
+            if let deadline, deadline <= now {
+                execute(engine.tick(now: now), on: nil)
+                if engine.nextDeadline == deadline { stuck = deadline }
+                continue
+            }
+            guard now < end else { return }
+            waker.sleep(min(end, deadline ?? end) - now)
+        }
     }
 
     private var stopping: Bool { shared.withLock { $0.state != .running } }
 
     /// One controller session; returns why it ended.
-    private func session(_ transport: any HCITransport, _ engine: inout HostEngine) -> String {
+    private func session(_ transport: any HCITransport, _ engine: inout any HostSession) -> String {
         if let reason = execute(engine.start(now: .now), on: transport) { return reason }
         while true {
             let requests = shared.withLock { s -> [(HostRequestID, HostRequest)]? in

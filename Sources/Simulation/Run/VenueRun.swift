@@ -25,8 +25,6 @@ public struct VenueRun {
     public struct Counters: Sendable, Equatable {
         /// Check-ins, check-outs, write errors: the diary loop's own counts.
         public var diary = DiaryKeeper.Counters()
-        public var requests = 0
-        public var failedRequests = 0
         /// The engine asked for a controller restart (never expected on the simulated air).
         public var restarts = 0
     }
@@ -34,14 +32,13 @@ public struct VenueRun {
     public let truth: GroundTruth
     public let identity: VenueBeaconIdentity
     public private(set) var air: Air
-    public private(set) var engine: HostEngine
-    public private(set) var loop: NodeLoop
+    /// The host engine with the radio loop on top, as `venue-beacon run`'s host thread drives it.
+    public private(set) var core: NodeCore
     public private(set) var keeper: DiaryKeeper
     /// Payloads the node learned (reads and writes), in virtual seconds.
     public private(set) var reads: [PayloadRead] = []
-    private var output = NodeLoop.Output()
     private var notices: [DiaryKeeper.Notice] = []
-    private var carried = Counters()
+    private var restarts = 0
     private var nextTick = 0.0
     private var origin: Double { truth.configuration.origin }
 
@@ -52,51 +49,58 @@ public struct VenueRun {
         heraldLogs: HeraldLogWriter? = nil
     ) throws {
         self.truth = truth
-        self.air = Air(truth: truth, configuration: air)
+        let air = Air(truth: truth, configuration: air)
+        self.air = air
         identity = try setup.identity()
         let gate = SignalWriteGate()
-        engine = HostEngine(configuration: try setup.hostConfiguration(identity: identity, gate: gate))
         let origin = truth.configuration.origin
-        loop = NodeLoop(driver: try setup.driver(), gate: gate, wall: origin, deviceName: Air.name, venueName: setup.beacon.name ?? "")
+        let base = air.instant(0)
+        core = NodeCore(
+            engine: HostEngine(configuration: try setup.hostConfiguration(identity: identity, gate: gate)),
+            loop: NodeLoop(driver: try setup.driver(), gate: gate, wall: origin, deviceName: Air.name, venueName: setup.beacon.name ?? ""),
+            firstTick: base, steady: { Air.seconds(from: base, to: $0) },
+            // The status line's present phones are not shown here; the wall is virtual.
+            tickInfo: { NodeLoop.Tick(wall: origin + $0) })
         keeper = try DiaryKeeper(
             store: store, path: "simulated diary", settings: setup.diary, heraldLogs: heraldLogs, steady: 0, wall: origin,
             synchronised: true, boot: .init(bootID: "simulated", wallMinusBoot: origin), notices: &notices)
-        loop.start(into: &output)
-        handle(.host(.state(.opening(Air.name))))
-        execute(engine.start(now: self.air.instant(0)))
+        carry(core.report(.opening(Air.name), now: base))
+        carry(core.start(now: base))
     }
 
     /// Virtual seconds since the venue opened.
     public var now: Double { air.now }
 
+    /// The radio loop (opening hours, watchdog, the node driver).
+    public var loop: NodeLoop { core.loop }
     /// The node driver (the Herald policy and its connections).
-    public var driver: NodeDriver { loop.driver }
+    public var driver: NodeDriver { core.loop.driver }
     /// The diary pipeline.
     public var pipeline: DiaryPipeline { keeper.pipeline }
 
     /// What the loop carried.
-    public var counters: Counters {
-        var counters = carried
-        counters.diary = keeper.counters
-        return counters
-    }
+    public var counters: Counters { Counters(diary: keeper.counters, restarts: restarts) }
 
     /// Runs until virtual time `end` (or the first moment after it the loop reaches).
     public mutating func run(until end: Double) {
         while air.now < end {
             if air.now >= nextTick {
-                tick()
+                // The radio loop's tick is due with it (its deadline is the same second).
+                carry(core.tick(now: air.instant(air.now)))
+                // The simulated clock is synchronised from the start: nothing to ask.
+                try? keeper.tick(steady: air.now, wall: origin + air.now, synchronisation: { nil }, into: &notices)
+                notices.removeAll(keepingCapacity: true)
                 nextTick += 1
             }
             var limit = min(end, nextTick)
-            if let deadline = engine.nextDeadline {
+            if let deadline = core.nextDeadline {
                 limit = min(limit, max(air.now, Air.seconds(from: air.instant(0), to: deadline)))
             }
             for packet in air.advance(until: limit) {
-                execute(engine.receive(packet, now: air.instant(air.now)))
+                carry(core.receive(packet, now: air.instant(air.now)))
             }
-            if let deadline = engine.nextDeadline, deadline <= air.instant(air.now) {
-                execute(engine.tick(now: air.instant(air.now)))
+            if let deadline = core.nextDeadline, deadline <= air.instant(air.now) {
+                carry(core.tick(now: air.instant(air.now)))
             }
         }
     }
@@ -108,55 +112,25 @@ public struct VenueRun {
         notices.removeAll()
     }
 
-    // MARK: The loop's pieces
-
-    private mutating func tick() {
-        handle(.tick(NodeLoop.Tick(wall: origin + air.now, presentPhones: keeper.openVisits)))
-        // The simulated clock is synchronised from the start: nothing to ask.
-        try? keeper.tick(steady: air.now, wall: origin + air.now, synchronisation: { nil }, into: &notices)
-        notices.removeAll(keepingCapacity: true)
-    }
-
-    /// Carries the host engine's actions.
-    private mutating func execute(_ actions: [HostAction]) {
+    /// Carries what left the node's core: packets to the air, sensor events to the diary,
+    /// closing time to the diary.
+    private mutating func carry(_ actions: [HostAction]) {
         for action in actions {
             switch action {
-            case .send(let packet):
-                air.send(packet)
-            case .emit(let event):
-                handle(.host(event))
-            case .reply(let id, let result):
-                if case .failure = result { carried.failedRequests += 1 }
-                handle(.reply(id, result))
-            case .restart:
-                carried.restarts += 1
+            case .send(let packet): air.send(packet)
+            case .restart: restarts += 1
+            case .emit, .reply: break  // nothing is asked from outside the core here
             }
         }
-    }
-
-    /// Feeds the radio loop and carries its output: sensor events to the diary, requests to the
-    /// host engine (whose replies may come at once, feeding the loop again), closing time to the
-    /// diary.
-    private mutating func handle(_ input: NodeLoop.Input) {
-        loop.handle(input, now: air.now, into: &output)
-        while !output.isEmpty {
-            let events = output.events
-            let requests = output.requests
-            let notices = output.notices
-            output.removeAll()
-            for event in events {
-                if case .read(_, let payload, let earlier, let time) = event, payload.kind == .herald {
-                    reads.append(PayloadRead(time: time, payload: payload.bytes, earliestAttributed: earlier.map(\.time).min()))
-                }
+        let output = core.takeOutput()
+        for event in output.events {
+            if case .read(_, let payload, let earlier, let time) = event, payload.kind == .herald {
+                reads.append(PayloadRead(time: time, payload: payload.bytes, earliestAttributed: earlier.map(\.time).min()))
             }
-            keeper.record(events, steady: air.now, wall: origin + air.now)
-            for notice in notices where notice == .checkOutAll {
-                keeper.checkOutAll(steady: air.now, into: &self.notices)
-            }
-            for (id, request) in requests {
-                carried.requests += 1
-                execute(engine.perform(request, id: id, now: air.instant(air.now)))
-            }
+        }
+        keeper.record(output.events, steady: air.now, wall: origin + air.now)
+        for notice in output.notices where notice == .checkOutAll {
+            keeper.checkOutAll(steady: air.now, into: &notices)
         }
     }
 }
