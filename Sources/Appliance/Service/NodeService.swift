@@ -75,10 +75,11 @@ public struct NodeService: Sendable {
             clock: clock, hooks: hooks, logger: logger)
         let radio = NodeRadio(recorder: recorder, hooks: hooks, clock: clock, logger: logger)
         // The host's thread drives the engine with the radio loop on top (NodeCore): the node's
-        // events, requests and ticks never leave that thread.
+        // events, requests and ticks never leave that thread. Its first tick comes a second after
+        // start, when the controller is usually ready (the first status line says so).
         let host = BluetoothHost(device: device, options: BluetoothHost.Options(retryOpen: true, capturePath: settings.bluetooth.btsnoop)) {
             NodeCore(
-                engine: HostEngine(configuration: configuration), loop: loop, firstTick: .now, steady: { _ in clock.monotonic() },
+                engine: HostEngine(configuration: configuration), loop: loop, firstTick: .now + .seconds(1), steady: { _ in clock.monotonic() },
                 tickInfo: radio.tick, sink: radio.carry)
         }
 
