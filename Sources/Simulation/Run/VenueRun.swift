@@ -39,6 +39,9 @@ public struct VenueRun {
     public private(set) var reads: [PayloadRead] = []
     private var notices: [DiaryKeeper.Notice] = []
     private var restarts = 0
+    /// The air's time as the node's steady time: the core is handed the very `Double` the air
+    /// keeps (turning the engine's instant back into seconds would round differently).
+    private let steadyNow: VirtualNow
     private var nextTick = 0.0
     private var origin: Double { truth.configuration.origin }
 
@@ -55,10 +58,12 @@ public struct VenueRun {
         let gate = SignalWriteGate()
         let origin = truth.configuration.origin
         let base = air.instant(0)
+        let steadyNow = VirtualNow()
+        self.steadyNow = steadyNow
         core = NodeCore(
             engine: HostEngine(configuration: try setup.hostConfiguration(identity: identity, gate: gate)),
             loop: NodeLoop(driver: try setup.driver(), gate: gate, wall: origin, deviceName: Air.name, venueName: setup.beacon.name ?? ""),
-            firstTick: base, steady: { Air.seconds(from: base, to: $0) },
+            firstTick: base, steady: { _ in steadyNow.value },
             // The status line's present phones are not shown here; the wall is virtual.
             tickInfo: { NodeLoop.Tick(wall: origin + $0) })
         keeper = try DiaryKeeper(
@@ -86,7 +91,7 @@ public struct VenueRun {
         while air.now < end {
             if air.now >= nextTick {
                 // The radio loop's tick is due with it (its deadline is the same second).
-                carry(core.tick(now: air.instant(air.now)))
+                carry(core.tick(now: instant()))
                 // The simulated clock is synchronised from the start: nothing to ask.
                 try? keeper.tick(steady: air.now, wall: origin + air.now, synchronisation: { nil }, into: &notices)
                 notices.removeAll(keepingCapacity: true)
@@ -97,10 +102,10 @@ public struct VenueRun {
                 limit = min(limit, max(air.now, Air.seconds(from: air.instant(0), to: deadline)))
             }
             for packet in air.advance(until: limit) {
-                carry(core.receive(packet, now: air.instant(air.now)))
+                carry(core.receive(packet, now: instant()))
             }
             if let deadline = core.nextDeadline, deadline <= air.instant(air.now) {
-                carry(core.tick(now: air.instant(air.now)))
+                carry(core.tick(now: instant()))
             }
         }
     }
@@ -110,6 +115,12 @@ public struct VenueRun {
     public mutating func finish() {
         try? keeper.close(steady: air.now, into: &notices)  // counted in the keeper's counters
         notices.removeAll()
+    }
+
+    /// The air's instant now, with the steady time the core reads set to match.
+    private func instant() -> ContinuousClock.Instant {
+        steadyNow.value = air.now
+        return air.instant(air.now)
     }
 
     /// Carries what left the node's core: packets to the air, sensor events to the diary,
@@ -144,4 +155,10 @@ extension Air {
         let c = base.duration(to: instant).components
         return Double(c.seconds) + Double(c.attoseconds) * 1e-18
     }
+}
+
+/// The simulated air's time, for the node's core to read as its steady time.
+private final class VirtualNow: @unchecked Sendable {
+    /// Set and read on the one thread that drives the run.
+    var value = 0.0
 }
