@@ -4,8 +4,8 @@ import Herald
 /// Connects the Herald node policy (``SensorNode``) to the LE host runtime: host events in,
 /// sensor events and host requests out. Pure: it does no I/O and reads no clock; its owner feeds
 /// it the host's events, a tick about once a second and the results of the requests it asked
-/// for, and carries out the ``HostWork`` it returns (each request concurrently, reporting its
-/// result back as ``Input/result(_:_:)``).
+/// for, and carries out the ``HostWork`` it returns (``NodeLoop`` makes each a host request and
+/// hands the reply back as ``Input/result(_:_:)``).
 ///
 /// What it adds to the policy:
 /// - every advertising report is classified and becomes ``SensorNode/advert(_:now:into:)``;
