@@ -56,17 +56,22 @@ final class Recorder: Sendable {
     var present: Int { openVisits.load(ordering: .relaxed) }
 
     /// Hands events to the thread; never blocks.
+    /// The host's thread hands over each turn's events (an advert's, often): the thread is woken
+    /// only when the queue was empty, and takes everything queued by then at once, so a crowd's
+    /// adverts cost one wake-up per batch, not one each.
     func submit(_ events: [SensorEvent]) {
         guard !events.isEmpty else { return }
-        inbox.withLock { inbox in
+        let wasEmpty = inbox.withLock { inbox in
+            let wasEmpty = inbox.events.isEmpty
             if inbox.events.count + events.count > Self.capacity {
                 let drop = inbox.events.count / 2
                 inbox.events.removeFirst(drop)
                 inbox.dropped += drop
             }
             inbox.events.append(contentsOf: events)
+            return wasEmpty
         }
-        wake.signal()
+        if wasEmpty { wake.signal() }
     }
 
     /// Closing time (opening hours): the thread closes every open visit at its last sighting.
