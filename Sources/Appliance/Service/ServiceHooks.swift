@@ -24,8 +24,10 @@ public struct ServiceHooks: Sendable {
     /// SIGUSR1 (and the button): export the share window and deliver it. nil: not available, the
     /// signal is logged and ignored. One export at a time: signals during an export are ignored.
     public var export: (@Sendable () async -> Void)?
-    /// Whether the wall clock is synchronised. Retention waits until it is (a Pi without a
-    /// real-time clock may start hours off and would purge the wrong visits).
+    /// Whether the wall clock is synchronised. Read by the recorder at start and then every second
+    /// until it first holds: the diary keeper then corrects the visits this boot recorded before.
+    /// Retention does not wait for it: before sync it purges on the diary's own clock (the wall
+    /// time at start, run on the steady clock), which never overstates an age.
     public var clockSynchronised: @Sendable () -> Bool
     /// The service is shutting down (systemd `STOPPING=1`).
     public var stopping: @Sendable () -> Void
