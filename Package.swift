@@ -1,19 +1,22 @@
 // swift-tools-version: 6.1
 // venue-beacon: a Raspberry Pi venue beacon and venue check-in appliance.
 //
-// Layers, bottom up (each a target a newcomer can read on its own):
+// Layers, bottom up, in the order of `targets` below (none uses a target listed after it; each a
+// target a newcomer can read on its own):
 //   BLEHost       pure LE host: H4, HCI, ACL, L2CAP, ATT, GATT, advertising data, link manager, btsnoop
-//   BLETransport  ways to reach a controller: HCI user channel (Pi), H4 over a unix socket (btvirt)
-//   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
+//   BLETransport  ways to reach a controller: HCI user channel (Pi), H4 over a unix socket (btvirt);
+//                 the host's thread (BluetoothHost), which reopens the controller with backoff
 //   CivilDate     calendar dates from day counts (exports, sightings files, Herald logs)
 //   Sightings     what a sighting carries that Herald and the diary both name: the payload kinds,
 //                 a time-and-RSSI sample
+//   Herald        Herald UUIDs, payloads, signal writes, advert classifier, sensor node, SensorEvent
 //   VenueDiary    presence tracker, SQLite diary (GRDB), retention, export
-//   Exposure      published GAEN diagnosis keys matched against the diary
-//   VenueNode     the venue node's pure parts: identity over the air, sensor events into the diary
-//                 (the node's, and `diary replay`'s rows turned into the same events)
+//   VenueNode     the venue node's pure parts: identity over the air, the radio loop (NodeLoop; with
+//                 the host engine, NodeCore), the diary loop (DiaryKeeper), sensor events into the
+//                 diary (the node's, and `diary replay`'s rows turned into the same events)
 //   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
 //   AirTransport  the simulated air as an HCITransport (run-bench only)
+//   Exposure      published GAEN diagnosis keys matched against the diary
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
 import PackageDescription
