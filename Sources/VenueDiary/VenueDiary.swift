@@ -207,8 +207,9 @@ public struct VenueDiary {
         return try flush(now: now)
     }
 
-    /// Applies retention (see ``DiaryStore/purge(now:recordingDays:)``); the service calls it at
-    /// start and hourly, once the clock is trustworthy. Returns the visits deleted.
+    /// Applies retention (see ``DiaryStore/purge(now:recordingDays:)``); the node's diary
+    /// pipeline calls it at start and hourly on the diary's clock, synchronised or not (see
+    /// `DiaryPipeline.tick(now:)`). Returns the visits deleted.
     @discardableResult
     public func purge(now: Double) throws -> Int {
         try store.purge(now: now, recordingDays: settings.recordingDays)

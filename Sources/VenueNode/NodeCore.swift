@@ -83,7 +83,9 @@ public struct NodeCore: HostSession, Sendable {
             // One tick a second; after a stall, one at once and the next a second later.
             nextTick = max(nextTick + .seconds(1), now)
             let time = steady(now)
-            loop.handle(.tick(tickInfo(time)), now: time, into: &output)
+            var info = tickInfo(time)
+            info.links = engine.linkCount
+            loop.handle(.tick(info), now: time, into: &output)
             performRequests(now: now, into: &out)
         }
         if let deadline = engine.nextDeadline, deadline <= now {

@@ -18,13 +18,15 @@ import Herald
 ///   that answered that it has no Herald service is one;
 /// - writes to our signal characteristic, decoded by the write gate on the host's thread, become
 ///   ``SensorNode/signalWrite(_:from:addressType:now:into:)``
-///   with the writer's address, which the host puts in each write;
+///   with the writer's address, which the host puts in each write; those the gate refused are
+///   counted: malformed ones by the node (``SensorNode/signalWriteRejected()``), those that came
+///   too fast in ``Counters/rateLimitedWrites``;
 /// - the host's state and radio become one ``RadioCondition``, for the node and for the shell.
 public struct NodeDriver: Sendable {
     public enum Input: Sendable {
         case host(HostEvent)
-        /// About once a second; `rejectedWrites` is the write gate's running count.
-        case tick(rejectedWrites: Int)
+        /// About once a second.
+        case tick
         /// The host answered a ``HostWork/probe``.
         case probeAnswered
         /// A request the driver asked for finished.
@@ -104,8 +106,6 @@ public struct NodeDriver: Sendable {
     public let classifier: AdvertClassifier
     public private(set) var condition = RadioCondition.starting
     public private(set) var counters = Counters()
-    /// Handles of the open links (ours and phones'), for the count.
-    private var openLinks: Set<UInt16> = []
     private(set) var sessions: [TargetID: Session] = [:]
     private var ready = false
     /// When the host last showed its thread is alive (an event or a probe answer), and when the
@@ -116,7 +116,6 @@ public struct NodeDriver: Sendable {
     /// Probe a quiet host this often; call it stalled after `stallLimit` without any sign of life.
     public static let probeInterval: Double = 5
     public static let stallLimit: Double = 20
-    private var rejectedWrites = 0
     private var actions: [NodeAction] = []
     /// The batch being carried out while the node appends the next to `actions`: the two
     /// arrays trade places, so neither is reallocated per advert.
@@ -129,6 +128,8 @@ public struct NodeDriver: Sendable {
         public var undecodedWrites = 0
         /// Connection attempts and GATT requests that failed (a missing service included).
         public var failedRequests = 0
+        /// Well-formed signal writes the gate refused for coming too fast (0x11).
+        public var rateLimitedWrites = 0
     }
 
     public init(node: SensorNode, classifier: AdvertClassifier) {
@@ -152,8 +153,7 @@ public struct NodeDriver: Sendable {
         }
     }
 
-    /// Open links, and sessions the node runs.
-    public var linkCount: Int { openLinks.count }
+    /// Sessions the node runs (its open links are the host's: `HostEngine.linkCount`).
     public var sessionCount: Int { sessions.count }
 
     public mutating func handle(_ input: Input, now: Double, into out: inout Output) {
@@ -164,9 +164,7 @@ public struct NodeDriver: Sendable {
         case .probeAnswered:
             lastSignOfLife = now
             probeSentAt = nil
-        case .tick(let rejected):
-            for _ in rejectedWrites..<max(rejected, rejectedWrites) { node.signalWriteRejected() }
-            rejectedWrites = max(rejected, rejectedWrites)
+        case .tick:
             node.tick(now: now, into: &actions)
             if hostIsUp, probeSentAt == nil, now - (lastSignOfLife ?? now) >= Self.probeInterval {
                 probeSentAt = now
@@ -199,11 +197,18 @@ public struct NodeDriver: Sendable {
             }
             node.signalWrite(signal, from: address, addressType: addressType, now: now, into: &actions)
 
-        case .connected(let link):
-            openLinks.insert(link.handle)
+        case .gattWriteRefused(let write, let error):
+            guard write.characteristic.uuid == HeraldUUIDs.androidSignalCharacteristic else { return }
+            if error == .insufficientResources {
+                counters.rateLimitedWrites += 1
+            } else {
+                node.signalWriteRejected()
+            }
+
+        case .connected:
+            break
 
         case .disconnected(let link, _):
-            openLinks.remove(link.handle)
             guard let id = sessions.first(where: { $0.value.link?.handle == link.handle })?.key else { return }
             sessions[id] = nil
             node.link(.disconnected, target: id, now: now, into: &actions)
@@ -218,7 +223,6 @@ public struct NodeDriver: Sendable {
                 break  // the radio event says when advertising and scanning run
             case .recovering(let reason), .unavailable(let reason):
                 // Links and requests die with the controller session; the node forgets its sessions.
-                openLinks = []
                 sessions = [:]
                 if case .unavailable = condition {} else { node.bluetoothState(.unavailable(reason), now: now, into: &actions) }
                 change(to: .unavailable(reason), into: &out)
@@ -317,7 +321,6 @@ public struct NodeDriver: Sendable {
         guard var session = sessions[id] else { return }
         switch result {
         case .connect(.success(let link)):
-            openLinks.insert(link.handle)
             session.link = link
             sessions[id] = session
             node.link(.connected, target: id, now: now, into: &actions)
@@ -335,7 +338,6 @@ public struct NodeDriver: Sendable {
             // Normally the host's disconnection event ends the session; a link already gone ends it here.
             if case .failure = outcome, sessions[id] != nil {
                 sessions[id] = nil
-                if let handle = session.link?.handle { openLinks.remove(handle) }
                 node.link(.disconnected, target: id, now: now, into: &actions)
             }
 

@@ -35,10 +35,13 @@ public struct NodeLoop: Sendable {
         public var wall: Double
         /// Visits open in the diary (present phones, pending ones included), for the status.
         public var presentPhones: Int
+        /// Open links, ours and phones' (the host's count: ``NodeCore`` fills it in).
+        public var links: Int
 
-        public init(wall: Double, presentPhones: Int = 0) {
+        public init(wall: Double, presentPhones: Int = 0, links: Int = 0) {
             self.wall = wall
             self.presentPhones = presentPhones
+            self.links = links
         }
     }
 
@@ -86,7 +89,6 @@ public struct NodeLoop: Sendable {
     public let schedule: Schedule?
     /// Whether the venue is open (always, without a schedule): advertising and scanning are on.
     public private(set) var isOpen: Bool
-    private let gate: SignalWriteGate
     private let deviceName: String
     private let venueName: String
     private let startWall: Double
@@ -102,10 +104,9 @@ public struct NodeLoop: Sendable {
     /// `wall` is the time at start: outside opening hours the host starts with the radio off
     /// (``isOpen``), and ``start(into:)`` says so.
     public init(
-        driver: NodeDriver, gate: SignalWriteGate, schedule: Schedule? = nil, wall: Double, deviceName: String, venueName: String
+        driver: NodeDriver, schedule: Schedule? = nil, wall: Double, deviceName: String, venueName: String
     ) {
         self.driver = driver
-        self.gate = gate
         self.schedule = schedule
         self.deviceName = deviceName
         self.venueName = venueName
@@ -144,7 +145,7 @@ public struct NodeLoop: Sendable {
                 break
             }
         case .tick(let tick):
-            driver.handle(.tick(rejectedWrites: gate.rejected), now: now, into: &scratch)
+            driver.handle(.tick, now: now, into: &scratch)
             decide(tick, now: now, into: &out)
         }
         carry(now: now, into: &out)
@@ -183,13 +184,13 @@ public struct NodeLoop: Sendable {
         let present = tick.presentPhones
         let line = (isOpen ? "" : "closed (opening hours); ")
             + "\(driver.condition); \(present) \(present == 1 ? "phone" : "phones") present; "
-            + "\(driver.node.targetCount) devices followed; \(driver.linkCount) \(driver.linkCount == 1 ? "link" : "links")"
+            + "\(driver.node.targetCount) devices followed; \(tick.links) \(tick.links == 1 ? "link" : "links")"
         if line != status {
             status = line
             out.notices.append(.status(line))
         }
         // Signal writes refused for coming too fast: a notice at most once a minute.
-        let limited = gate.rateLimited
+        let limited = driver.counters.rateLimitedWrites
         if limited > limitedReported.count, now - limitedReported.at >= 60 {
             out.notices.append(.log(LogLine(
                 .notice,

@@ -9,15 +9,16 @@ import Synchronization
 ///
 /// With a ``RateLimit`` each link may have at most `burst` signal writes accepted at once and
 /// `perSecond` after that (a token bucket per link); a write beyond it is answered with 0x11,
-/// Insufficient Resources (a Write Command is dropped), changes nothing, is counted in
-/// ``rateLimited`` and, not being accepted, does not keep the link from its idle limit. Herald
-/// phones write a few times a minute; the limit bounds what one link can make the node do (and
-/// the events it queues, which are never dropped) to `perSecond`.
+/// Insufficient Resources (a Write Command is dropped), changes nothing and, not being accepted,
+/// does not keep the link from its idle limit. Herald phones write a few times a minute; the
+/// limit bounds what one link can make the node do to `perSecond`.
 ///
-/// It runs on the host's thread for every write, so it only decodes and counts; an accepted write
-/// reaches the node as an event carrying the decoded ``SignalWrite`` (``GATTWrite/decoded``),
-/// decoded once. Refusals are counted here, not queued as events: a peer can write far faster
-/// than the node needs to hear about it, and the host's queue never drops a write.
+/// The host's GATT server calls it for every write, on the host's thread, so it only decodes and
+/// decides. An accepted write reaches the node as `HostEvent.gattWrite` carrying the decoded
+/// ``SignalWrite`` (``GATTWrite/decoded``), decoded once; a refused one as
+/// `HostEvent.gattWriteRefused` with its error, which the node driver counts (the node's
+/// rejected writes, the loop's notice of writes that came too fast). Both go straight to the
+/// node's loop on the same thread (``NodeCore``): no queue to flood.
 public final class SignalWriteGate: Sendable {
     public struct RateLimit: Hashable, Sendable {
         public var perSecond: Double
@@ -37,8 +38,6 @@ public final class SignalWriteGate: Sendable {
         var at: ContinuousClock.Instant
     }
 
-    private let rejectedCount = Atomic<Int>(0)
-    private let limitedCount = Atomic<Int>(0)
     private let limit: RateLimit?
     private let now: @Sendable () -> ContinuousClock.Instant
     private let buckets = Mutex<[UInt16: Bucket]>([:])
@@ -55,18 +54,11 @@ public final class SignalWriteGate: Sendable {
         do {
             write.decoded = try SignalWrite(decoding: write.value)
         } catch {
-            rejectedCount.add(1, ordering: .relaxed)
             return SignalWriteError.attError
         }
         guard let limit, !take(limit, link: write.link) else { return nil }
-        limitedCount.add(1, ordering: .relaxed)
         return .insufficientResources
     }
-
-    /// Writes answered with an ATT error for their content so far.
-    public var rejected: Int { rejectedCount.load(ordering: .relaxed) }
-    /// Well-formed writes refused for coming too fast so far.
-    public var rateLimited: Int { limitedCount.load(ordering: .relaxed) }
 
     /// Takes a token from the link's bucket; false when it is empty.
     private func take(_ limit: RateLimit, link: UInt16) -> Bool {

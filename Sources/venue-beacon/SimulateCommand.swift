@@ -166,7 +166,7 @@ struct StatusLine {
         let activity = c.checkIns > checkInsShown ? "flashing" : "off"
         checkInsShown = c.checkIns
         return "venue \(clock)  present \(run.pipeline.diary.tracker.openVisitCount)  checked in today \(c.checkIns)  "
-            + "open visits \(c.checkIns + c.reopened - c.checkOuts)  radio \(run.driver.condition)  links \(run.driver.linkCount)  "
+            + "open visits \(c.checkIns + c.reopened - c.checkOuts)  radio \(run.driver.condition)  links \(run.core.engine.linkCount)  "
             + "LEDs: status \(Self.describe(status.pattern)), activity \(activity)"
     }
 

@@ -184,7 +184,11 @@ import Testing
             .subscriptionChanged(GATTSubscription(link: 0x40, characteristic: level, configuration: .notify)),
             .subscriptionChanged(GATTSubscription(link: 0x40, characteristic: serviceChanged, configuration: .indicate)),
             .write(GATTWrite(link: 0x40, characteristic: signal, value: [2, 0, 0], withResponse: true)),
+            // The validator's refusals are reported (answered with 0x0D, or dropped for a command);
+            // the database's own (read only, no such handle) are the peer's business alone.
+            .writeRefused(GATTWrite(link: 0x40, characteristic: signal, value: [2, 1], withResponse: true), .invalidAttributeValueLength),
             .write(GATTWrite(link: 0x40, characteristic: signal, value: [2, 0xFF, 0xFF], withResponse: false)),
+            .writeRefused(GATTWrite(link: 0x40, characteristic: signal, value: [2, 0xFF], withResponse: false), .invalidAttributeValueLength),
         ])
         #expect(s.connection.server.clientConfigurations == [17: .notify, 8: .indicate])
         let decoded = s.events.compactMap { action -> Int? in
@@ -226,6 +230,8 @@ import Testing
         #expect(s.events == [
             .write(GATTWrite(link: 0x40, characteristic: signal, value: [2, 1, 0], withResponse: true)),
             .write(GATTWrite(link: 0x40, characteristic: signal, value: [1, 2, 3], withResponse: true)),
+            // The executed value the validator refused: nothing of the queue was applied.
+            .writeRefused(GATTWrite(link: 0x40, characteristic: signal, value: [2], withResponse: true), .invalidAttributeValueLength),
         ])
     }
 

@@ -8,6 +8,8 @@ struct MemoryLink {
     let validate: GATTWriteValidator
     let now = ContinuousClock.now
     var serverWrites: [GATTWrite] = []
+    /// Writes the validator refused, with the error the peer was answered.
+    var refusedWrites: [(write: GATTWrite, error: ATTErrorCode)] = []
     private var clientPDUs: [[UInt8]] = []
 
     init(database: GATTDatabase, validate: @escaping GATTWriteValidator) {
@@ -28,6 +30,7 @@ struct MemoryLink {
                         switch reply {
                         case .send(let back): toClient.append(back)
                         case .write(let write): serverWrites.append(write)
+                        case .writeRefused(let write, let error): refusedWrites.append((write, error))
                         default: break
                         }
                     }

@@ -16,7 +16,7 @@ import Testing
         let setup = NodeSetup()
         let gate = SignalWriteGate()
         let start = ContinuousClock.now
-        let loop = NodeLoop(driver: try setup.driver(), gate: gate, schedule: hours, wall: wall, deviceName: "hci0", venueName: "The Swan")
+        let loop = NodeLoop(driver: try setup.driver(), schedule: hours, wall: wall, deviceName: "hci0", venueName: "The Swan")
         let core = NodeCore(
             engine: HostEngine(configuration: try setup.hostConfiguration(identity: try setup.identity(), gate: gate)), loop: loop,
             firstTick: start, steady: { start.duration(to: $0).seconds },

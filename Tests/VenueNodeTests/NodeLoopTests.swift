@@ -38,7 +38,7 @@ import VenueDiary
         // Open 08:00–16:00 UTC every day.
         let hours = Schedule(days: Array(repeating: [OpeningRange(start: 8 * 60, end: 16 * 60)], count: 7), timeZone: TimeZone(identifier: "UTC")!)
         loop = NodeLoop(
-            driver: NodeDriver(node: SensorNode(), classifier: try AdvertClassifier()), gate: SignalWriteGate(), schedule: hours,
+            driver: NodeDriver(node: SensorNode(), classifier: try AdvertClassifier()), schedule: hours,
             wall: Self.base - wallBehind, deviceName: "hci0", venueName: "The Swan")
         let settings = DiarySettings(checkInSeconds: 120, checkOutSeconds: 300, recordingDays: 1)
         keeper = try DiaryKeeper(

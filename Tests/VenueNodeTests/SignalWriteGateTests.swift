@@ -23,7 +23,7 @@ import Testing
         #expect(write([0x01, 3, 0, 0xAA, 0xBB, 0xCC]) == .success(.written))
         #expect(write([]) == .success(.written))
         #expect(write([0x7F, 1, 2]) == .success(.written))
-        #expect(gate.rejected == 0)
+        #expect(link.refusedWrites.isEmpty)
 
         // Too short, length mismatch (both ways), oversized RSSI: 0x0D with the value handle.
         let invalid = GATTClientError.att(.invalidAttributeValueLength, request: .writeRequest, handle: valueHandle)
@@ -32,18 +32,21 @@ import Testing
         #expect(write([0x01, 1, 0, 0xAA, 0xBB]) == .failure(invalid))
         #expect(write([0x02, 0xC4, 0xFF, 0x00]) == .failure(invalid))
         #expect(write([0x03, 0xC4]) == .failure(invalid))
-        #expect(gate.rejected == 5)
+        // The server reports each refusal to the application (the node counts them), with 0x0D.
+        #expect(link.refusedWrites.map(\.write.value) == [[0x02, 0xC4], [0x01, 5, 0, 0xAA], [0x01, 1, 0, 0xAA, 0xBB], [0x02, 0xC4, 0xFF, 0x00], [0x03, 0xC4]])
+        #expect(link.refusedWrites.allSatisfy { $0.error == .invalidAttributeValueLength })
         // The server goes on answering: the payload still reads.
         #expect(link.run(.readCharacteristic(HeraldUUIDs.payloadCharacteristic, inService: service)) == .success(.value(identity.payload)))
         // Only accepted writes reached the application.
         #expect(link.serverWrites.map(\.value) == [[0x02, 0xC4, 0xFF], [0x01, 3, 0, 0xAA, 0xBB, 0xCC], [], [0x7F, 1, 2]])
-        // The payload characteristic is not writable.
+        // The payload characteristic is not writable; the database's refusal is the peer's business alone.
         #expect(link.run(.writeCharacteristic(HeraldUUIDs.payloadCharacteristic, inService: service, value: [1]))
             .map { if case .failure(.att(.writeNotPermitted, _, _)) = $0 { true } else { false } } == true)
+        #expect(link.refusedWrites.count == 5)
     }
 
-    /// Per-link rate limit: a burst, then the rate; a flooding link is refused with 0x11 and
-    /// counted, another link is not affected, and a well-formed write is never counted malformed.
+    /// Per-link rate limit: a burst, then the rate; a flooding link is refused with 0x11, another
+    /// link is not affected, and a malformed write is refused as malformed whatever the rate.
     @Test func signalWritesBeyondTheRateLimitAreRefusedPerLink() throws {
         let identity = try VenueBeaconIdentity(beacon: VenueBeaconIdentityTests.erins, legacyService: false)
         let database = try identity.database()
@@ -63,7 +66,6 @@ import Testing
         #expect(write(1, [0x02]) == SignalWriteError.attError)  // malformed first, whatever the rate
         clock.withLock { $0 += .seconds(60) }
         #expect((0..<4).map { _ in write(1) } == [nil, nil, nil, .insufficientResources])
-        #expect(gate.rateLimited == 3 && gate.rejected == 1)
         // The node's limit: 8 at once, then 4 a second.
         #expect(SignalWriteGate.RateLimit.node == .init(perSecond: 4, burst: 8))
     }

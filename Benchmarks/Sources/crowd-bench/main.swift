@@ -74,7 +74,7 @@ var mostTargets = 0
 let end = duration + venue.checkOutSeconds + 5
 while run.now < end {
     run.run(until: min(end, run.now + 1))
-    mostLinks = max(mostLinks, run.driver.linkCount)
+    mostLinks = max(mostLinks, run.core.engine.linkCount)
     if Int(run.now) % 60 == 0 {
         samples.append(residentMegabytes())
         mostTargets = max(mostTargets, run.driver.node.targetCount)

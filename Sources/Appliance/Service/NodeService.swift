@@ -54,7 +54,7 @@ public struct NodeService: Sendable {
         let device = try HCITransportSpec(settings.bluetooth.device)
         let gate = SignalWriteGate(rateLimit: .node)
         let loop = NodeLoop(
-            driver: try setup.driver(), gate: gate, schedule: settings.schedule, wall: clock.wall(),
+            driver: try setup.driver(), schedule: settings.schedule, wall: clock.wall(),
             deviceName: device.description, venueName: settings.venue.name)
         // Outside opening hours at start the radio starts switched off.
         let openAtStart = loop.isOpen

@@ -22,6 +22,8 @@ final class Recorder: Sendable {
         var flushPolicy: FlushPolicy
         /// Herald-format logs (`[herald] log_directory`), if wanted.
         var heraldLogs: HeraldLogWriter?
+        /// Events the queue holds before it drops (``capacity``; tests make it small).
+        var queueCapacity = Recorder.capacity
     }
 
     /// Events waiting for the thread. When the thread falls this far behind, the oldest half is
@@ -63,7 +65,7 @@ final class Recorder: Sendable {
         guard !events.isEmpty else { return }
         let wasEmpty = inbox.withLock { inbox in
             let wasEmpty = inbox.events.isEmpty
-            if inbox.events.count + events.count > Self.capacity {
+            if inbox.events.count + events.count > options.queueCapacity {
                 let drop = inbox.events.count / 2
                 inbox.events.removeFirst(drop)
                 inbox.dropped += drop

@@ -13,6 +13,8 @@ public struct GATTConnection: Sendable {
         case disconnect
         /// The peer wrote to one of our characteristics (already accepted by the validator).
         case write(GATTWrite)
+        /// The validator refused the peer's write with this error (already answered).
+        case writeRefused(GATTWrite, ATTErrorCode)
         /// The peer read the value of one of the application's characteristics (Read or Read
         /// Blob answered with the value; GAP and GATT service values do not count). Lets the
         /// runtime tell a peer that uses its link from one that only holds it.
@@ -150,6 +152,7 @@ public struct GATTConnection: Sendable {
     private static func action(_ event: GATTServerEvent) -> Action {
         switch event {
         case .write(let write): return .write(write)
+        case .writeRefused(let write, let error): return .writeRefused(write, error)
         case .subscriptionChanged(let subscription): return .subscriptionChanged(subscription)
         }
     }

@@ -65,12 +65,14 @@ public struct GATTServer: Sendable {
             case .success(let effect):
                 apply(effect, &events)
                 response = .writeResponse(ATTWriteResponse())
-            case .failure(let error):
-                response = Self.error(.writeRequest, request.handle, error)
+            case .failure(let refusal):
+                refusal.report(into: &events)
+                response = Self.error(.writeRequest, request.handle, refusal.code)
             }
         case .writeCommand(let command):
-            if case .success(let effect) = check(command.handle, command.value, database, withResponse: false, validateWrite) {
-                apply(effect, &events)
+            switch check(command.handle, command.value, database, withResponse: false, validateWrite) {
+            case .success(let effect): apply(effect, &events)
+            case .failure(let refusal): refusal.report(into: &events)
             }
             response = nil
         case .prepareWriteRequest(let request):
@@ -255,36 +257,53 @@ public struct GATTServer: Sendable {
         case subscribe(GATTCharacteristic, GATTClientConfiguration)
     }
 
+    /// Why a write was not applied: the ATT error, and the write itself when the validator
+    /// refused it (the application hears of those; the database's own refusals are the peer's
+    /// business alone).
+    private struct Refusal: Error {
+        var code: ATTErrorCode
+        var write: GATTWrite?
+
+        init(_ code: ATTErrorCode, write: GATTWrite? = nil) {
+            self.code = code
+            self.write = write
+        }
+
+        func report(into events: inout [GATTServerEvent]) {
+            if let write { events.append(.writeRefused(write, code)) }
+        }
+    }
+
     /// Checks a write of a whole value without applying it, so a long write can be checked in
     /// full before any part of it takes effect.
     private func check(
         _ handle: UInt16, _ value: [UInt8], _ database: GATTDatabase, withResponse: Bool,
         _ validateWrite: GATTWriteValidator
-    ) -> Result<WriteEffect, ATTErrorCode> {
-        guard let attribute = database.attribute(handle) else { return .failure(.invalidHandle) }
-        guard attribute.permissions.contains(.write) else { return .failure(.writeNotPermitted) }
+    ) -> Result<WriteEffect, Refusal> {
+        guard let attribute = database.attribute(handle) else { return .failure(Refusal(.invalidHandle)) }
+        guard attribute.permissions.contains(.write) else { return .failure(Refusal(.writeNotPermitted)) }
         switch attribute.role {
         case .clientConfiguration(let valueHandle):
-            guard value.count == 2 else { return .failure(.invalidAttributeValueLength) }
+            guard value.count == 2 else { return .failure(Refusal(.invalidAttributeValueLength)) }
             guard let characteristic = database.characteristic(valueHandle: valueHandle) else {
-                return .failure(.unlikelyError)
+                return .failure(Refusal(.unlikelyError))
             }
             let requested = GATTClientConfiguration(rawValue: UInt16(value[0]) | UInt16(value[1]) << 8)
             let configuration = requested.intersection([.notify, .indicate])
             if configuration.contains(.notify) && !characteristic.properties.contains(.notify)
                 || configuration.contains(.indicate) && !characteristic.properties.contains(.indicate)
             {
-                return .failure(.cccdImproperlyConfigured)
+                return .failure(Refusal(.cccdImproperlyConfigured))
             }
             return .success(.subscribe(characteristic, configuration))
         case .characteristicValue:
-            guard value.count <= GATTDatabase.maximumValueLength else { return .failure(.invalidAttributeValueLength) }
-            guard let characteristic = database.characteristic(valueHandle: handle) else { return .failure(.unlikelyError) }
+            guard value.count <= GATTDatabase.maximumValueLength else { return .failure(Refusal(.invalidAttributeValueLength)) }
+            guard let characteristic = database.characteristic(valueHandle: handle) else { return .failure(Refusal(.unlikelyError)) }
             var write = GATTWrite(link: link, characteristic: characteristic, value: value, withResponse: withResponse)
-            if let error = validateWrite(&write) { return .failure(error) }
+            if let error = validateWrite(&write) { return .failure(Refusal(error, write: write)) }
             return .success(.write(write))
         case .primaryService, .characteristicDeclaration, .descriptor:
-            return .failure(.writeNotPermitted)
+            return .failure(Refusal(.writeNotPermitted))
         }
     }
 
@@ -348,7 +367,9 @@ public struct GATTServer: Sendable {
         for handle in order {
             switch check(handle, values[handle] ?? [], database, withResponse: true, validateWrite) {
             case .success(let effect): effects.append(effect)
-            case .failure(let error): return Self.error(op, handle, error)
+            case .failure(let refusal):
+                refusal.report(into: &events)
+                return Self.error(op, handle, refusal.code)
             }
         }
         for effect in effects { apply(effect, &events) }

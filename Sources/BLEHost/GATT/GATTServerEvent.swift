@@ -56,6 +56,9 @@ public struct GATTSubscription: Hashable, Sendable {
 /// What the server tells the application after handling a request or command.
 public enum GATTServerEvent: Hashable, Sendable {
     case write(GATTWrite)
+    /// The validator refused a write with this ATT error (answered to a Write Request, dropped
+    /// for a Write Command); nothing changed.
+    case writeRefused(GATTWrite, ATTErrorCode)
     case subscriptionChanged(GATTSubscription)
 }
 

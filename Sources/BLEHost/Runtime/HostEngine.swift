@@ -48,6 +48,8 @@ public struct HostEngine: Sendable {
     /// The controller, once initialised in this session.
     public var controllerInfo: ControllerInfo? { manager.controllerInfo }
     public var openLinks: [HostLink] { data?.openLinks ?? [] }
+    /// Open links, ours and phones' (without building ``openLinks``).
+    public var linkCount: Int { data?.linkCount ?? 0 }
     public var dataPathCounters: LinkDataPath.Counters? { data?.counters }
     /// Phones' links dropped for idleness and refused in backoff.
     public var inboundCounters: InboundLinkGuard.Counters { inbound.counters }

@@ -154,6 +154,9 @@ public enum HostEvent: Sendable {
     case disconnected(HostLink, reason: HCIStatus)
     /// A peer wrote one of our characteristics (already accepted).
     case gattWrite(GATTWrite)
+    /// The write validator refused a peer's write with this ATT error (already answered; for a
+    /// Write Command, dropped). Nothing changed; the write carries its writer as ``gattWrite``'s does.
+    case gattWriteRefused(GATTWrite, ATTErrorCode)
     case subscriptionChanged(GATTSubscription)
     /// A peer's server notified or indicated a value on a link.
     case notification(link: UInt16, handle: UInt16, value: [UInt8])
@@ -164,7 +167,7 @@ public enum HostEvent: Sendable {
         case .state, .radio: return "state"
         case .advertisingReport: return "advertising report"
         case .connected, .disconnected: return "connection"
-        case .gattWrite: return "GATT write"
+        case .gattWrite, .gattWriteRefused: return "GATT write"
         case .subscriptionChanged: return "subscription"
         case .notification: return "notification"
         }

@@ -51,6 +51,7 @@ public struct LinkDataPath: Sendable {
     }
 
     public var openLinks: [HostLink] { links.values.map(\.info).sorted { $0.handle < $1.handle } }
+    public var linkCount: Int { links.count }
     public func link(_ handle: UInt16) -> HostLink? { links[handle]?.info }
     public var reassemblyCounters: ACLReassembler.Counters { reassembler.counters }
     /// ATT drop counters of one link.
@@ -202,13 +203,12 @@ public struct LinkDataPath: Sendable {
                 outputs += send(pdu, on: .att, link: handle)
             case .disconnect:
                 if markClosing(link: handle) { outputs.append(.disconnect(link: handle)) }
-            case .write(var write):
+            case .write(let write):
                 outputs.append(.useful(link: handle))
-                if let info = links[handle]?.info {
-                    write.peerAddress = info.peerAddress
-                    write.peerAddressType = info.peerAddressType
-                }
-                outputs.append(.event(.gattWrite(write)))
+                outputs.append(.event(.gattWrite(withWriter(write, link: handle))))
+            case .writeRefused(let write, let error):
+                // Not useful: a refused write does not keep the link from its idle limit.
+                outputs.append(.event(.gattWriteRefused(withWriter(write, link: handle), error)))
             case .valueRead:
                 outputs.append(.useful(link: handle))
             case .subscriptionChanged(let subscription):
@@ -221,6 +221,16 @@ public struct LinkDataPath: Sendable {
             }
         }
         return outputs
+    }
+
+    /// The write with its writer's address, which the application acts on.
+    private func withWriter(_ write: GATTWrite, link handle: UInt16) -> GATTWrite {
+        var write = write
+        if let info = links[handle]?.info {
+            write.peerAddress = info.peerAddress
+            write.peerAddressType = info.peerAddressType
+        }
+        return write
     }
 
     /// One L2CAP frame out: fragmented to the controller's data length, through flow control.

@@ -184,7 +184,7 @@ extension Air {
                     centrals[link.device] = central
                 }
                 schedule(.phoneDisconnects(handle: handle, generation: link.generation), at: now + link.interval)
-            case .subscriptionChanged, .notification, .indication, .valueRead:
+            case .subscriptionChanged, .notification, .indication, .valueRead, .writeRefused:
                 break
             }
         }

@@ -62,7 +62,7 @@ public struct VenueRun {
         self.steadyNow = steadyNow
         core = NodeCore(
             engine: HostEngine(configuration: try setup.hostConfiguration(identity: identity, gate: gate)),
-            loop: NodeLoop(driver: try setup.driver(), gate: gate, wall: origin, deviceName: Air.name, venueName: setup.beacon.name ?? ""),
+            loop: NodeLoop(driver: try setup.driver(), wall: origin, deviceName: Air.name, venueName: setup.beacon.name ?? ""),
             firstTick: base, steady: { _ in steadyNow.value },
             // The status line's present phones are not shown here; the wall is virtual.
             tickInfo: { NodeLoop.Tick(wall: origin + $0) })
