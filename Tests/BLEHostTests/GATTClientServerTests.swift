@@ -166,7 +166,13 @@ import Testing
         let bad = [UInt8](repeating: 2, count: 40)
         #expect(link.run(.write(bad, to: 12)) == .failure(.att(.invalidAttributeValueLength, request: .executeWriteRequest, handle: 12)))
         #expect(link.run(.write([1], to: 14)) == .failure(.att(.writeNotPermitted, request: .writeRequest, handle: 14)))
-        #expect(link.serverActions.isEmpty)
+        // Nothing was written; the application hears of the validator's two refusals (not of
+        // the database's own).
+        let signal = try #require(link.database.characteristic(valueHandle: 12))
+        #expect(link.serverActions == [
+            .writeRefused(GATTWrite(link: 2, characteristic: signal, value: [2, 0xC4], withResponse: true), .invalidAttributeValueLength),
+            .writeRefused(GATTWrite(link: 2, characteristic: signal, value: bad, withResponse: true), .invalidAttributeValueLength),
+        ])
     }
 
     @Test func notificationToASubscribedClient() throws {
