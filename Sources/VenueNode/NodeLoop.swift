@@ -10,7 +10,7 @@ import Herald
 /// flight, and decides what the appliance does about the radio:
 /// - opening hours: advertising and scanning off while the venue is closed (from the start, and
 ///   within a tick of closing time, when the diary is told to close open visits at their last
-///   sighting), on again when it opens;
+///   sighting), on again when it opens; the LEDs are told which it is;
 /// - the watchdog: fed at each tick while the host is known to turn (the driver probes a quiet
 ///   controller);
 /// - what is worth a log line (radio changes by ``RadioAnnouncer``, a stall, signal writes
@@ -59,6 +59,9 @@ public struct NodeLoop: Sendable {
         case watchdog
         /// Closing time: the diary closes every open visit at its last sighting.
         case checkOutAll
+        /// Opening hours: whether the venue is open now (the status LED shows "closed"). Said at
+        /// start and at every change, with a schedule only (without one it is always open).
+        case open(Bool)
     }
 
     public struct Output: Sendable {
@@ -119,9 +122,11 @@ public struct NodeLoop: Sendable {
 
     /// The first notices, before any input.
     public func start(into out: inout Output) {
-        if let schedule, !isOpen {
+        guard let schedule else { return }
+        if !isOpen {
             out.notices.append(.log(LogLine(.info, "opening hours: closed\(Self.until(schedule, startWall)); not advertising or scanning")))
         }
+        out.notices.append(.open(isOpen))
     }
 
     public mutating func handle(_ input: Input, now: Double, into out: inout Output) {
@@ -164,6 +169,7 @@ public struct NodeLoop: Sendable {
                     .info, "opening hours: closed\(until); advertising and scanning stop, open visits close at their last sighting")))
                 out.notices.append(.checkOutAll)
             }
+            out.notices.append(.open(isOpen))
             request(.setRadio(advertising: isOpen, scanning: isOpen), as: .switchRadio(on: isOpen), into: &out)
         }
         if driver.hostResponsive(now: now) {

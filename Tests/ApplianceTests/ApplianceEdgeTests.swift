@@ -128,6 +128,13 @@ import VenueNode
             #expect(await eventually { edge.hooks.clockSynchronised() })
             edge.hooks.radio(.running)
             #expect(await eventually { gpio.level("GPIO17") == true })  // steady: running and synced
+            // Closing time, as the radio loop says: a short blip every 3 s; open again: steady.
+            edge.hooks.open(false)
+            #expect(await eventually { gpio.level("GPIO17") == false })
+            try? await Task.sleep(for: .milliseconds(500))
+            #expect(gpio.level("GPIO17") == false)
+            edge.hooks.open(true)
+            #expect(await eventually { gpio.level("GPIO17") == true })
 
             let visit = Visit(kind: .herald, payload: [0x30], checkIn: 0, lastSeen: 130, checkOut: nil, samples: 3, rssiMax: -50, rssiSum: -160)
             var tracker = PresenceTracker(settings: settings.diarySettings)

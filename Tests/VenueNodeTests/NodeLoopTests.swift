@@ -114,6 +114,7 @@ import VenueDiary
         carry(&out)
         #expect(!loop.isOpen)
         #expect(logged("opening hours: closed until") && logged("08:00; not advertising or scanning"))
+        #expect(notices.contains(.open(false)) && !notices.contains(.open(true)))
         radioStarts()
         feed(.host(.radio(RadioState(advertising: false, scanning: false))))
         #expect(notices.filter { $0 == .ready }.count == 1)
@@ -121,6 +122,7 @@ import VenueDiary
         // 08:00 on the wall clock (08:30 true): open, the radio is switched on.
         try run(until: 5400)
         #expect(loop.isOpen)
+        #expect(notices.filter { if case .open = $0 { true } else { false } } == [.open(false), .open(true)])
         #expect(requests.contains("setRadio(advertising: true, scanning: true)"))
         #expect(logged("opening hours: open until") && logged("16:00; advertising and scanning"))
         feed(.host(.radio(RadioState(advertising: true, scanning: true))))
@@ -177,6 +179,7 @@ import VenueDiary
         try run(until: 9 * 3600 + 60)
         #expect(!loop.isOpen)
         #expect(notices.contains(.checkOutAll))
+        #expect(notices.filter { if case .open = $0 { true } else { false } } == [.open(false), .open(true), .open(false)])
         #expect(requests.last { $0.hasPrefix("setRadio") } == "setRadio(advertising: false, scanning: false)")
         #expect(keeper.openVisits == 0)
         let closed = try #require(try store.visits().first)

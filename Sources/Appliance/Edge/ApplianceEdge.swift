@@ -9,7 +9,7 @@ import VenueNode
 /// The appliance's edge, plugged into `venue-beacon run` through ``ServiceHooks``: systemd
 /// notify and watchdog, the status/activity/export LEDs and the export button, the export job
 /// (button and SIGUSR1), the outbox retries, clock-sync detection and opening hours on the
-/// status LED.
+/// status LED (as the radio loop says: it decides when the venue opens and closes).
 ///
 ///     let edge = await ApplianceEdge.start(settings: settings, logger: logger)
 ///     let service = NodeService(settings: settings, hooks: edge.hooks, logger: logger)
@@ -20,7 +20,6 @@ public final class ApplianceEdge: Sendable {
     private let panel: GPIOPanel?
     private let job: ExportJob
     private let delivery: ExportDelivery
-    private let schedule: Schedule?
     /// `[export] schedule`; nil: none.
     let scheduledExport: ScheduledExport?
     private let detector: ClockSyncDetector
@@ -30,6 +29,8 @@ public final class ApplianceEdge: Sendable {
     struct State {
         var radio: RadioCondition = .starting
         var clockSynchronised = false
+        /// Opening hours, as the radio loop says (open until it says otherwise).
+        var open = true
         var lastWatchdog: ContinuousClock.Instant?
     }
 
@@ -39,7 +40,7 @@ public final class ApplianceEdge: Sendable {
         func withLock<T>(_ body: (inout State) -> T) -> T { value.withLock { body(&$0) } }
     }
 
-    /// How often clock sync, opening hours and the outbox are looked at.
+    /// How often clock sync and the outbox are looked at.
     let tick: Duration
     /// How long the radio runs before the executable's start-up code is paged out
     /// (``StartupCode``); nil: never.
@@ -99,7 +100,6 @@ public final class ApplianceEdge: Sendable {
         self.panel = panel
         self.job = job
         self.delivery = delivery
-        self.schedule = settings.schedule
         self.scheduledExport = settings.export.schedule.map { ScheduledExport(schedule: $0, statePath: settings.export.scheduleState) }
         self.detector = detector
         self.logger = logger
@@ -109,7 +109,6 @@ public final class ApplianceEdge: Sendable {
             guard let notifier else { return }
             do { try notifier.send(assignments) } catch { logger.warning("\(error)") }
         }
-        let schedule = settings.schedule
         hooks = ServiceHooks(
             ready: { notify(["READY=1"]) },
             watchdog: {
@@ -124,11 +123,18 @@ public final class ApplianceEdge: Sendable {
             },
             status: { line in notify(["STATUS=" + line]) },
             radio: { condition in
-                let synced = state.withLock { s in
+                let (synced, open) = state.withLock { s in
                     s.radio = condition
-                    return s.clockSynchronised
+                    return (s.clockSynchronised, s.open)
                 }
-                panel?.setStatus(Self.status(radio: condition, clockSynchronised: synced, open: schedule?.isOpen(at: Date()) ?? true))
+                panel?.setStatus(Self.status(radio: condition, clockSynchronised: synced, open: open))
+            },
+            open: { open in
+                let (radio, synced) = state.withLock { s in
+                    s.open = open
+                    return (s.radio, s.clockSynchronised)
+                }
+                panel?.setStatus(Self.status(radio: radio, clockSynchronised: synced, open: open))
             },
             visits: { changes in
                 for change in changes where change.event == .checkedIn { panel?.checkIn() }
@@ -148,7 +154,7 @@ public final class ApplianceEdge: Sendable {
         }
     }
 
-    /// Button presses, clock-sync checks, opening hours and outbox retries, until cancelled.
+    /// Button presses, clock-sync checks and outbox retries, until cancelled.
     public func run() async {
         await withDiscardingTaskGroup { group in
             if let panel {
@@ -207,9 +213,9 @@ public final class ApplianceEdge: Sendable {
                 state.withLock { $0.clockSynchronised = true }
                 logger.notice("the system clock is synchronised")
             }
-            let (radio, synced) = state.withLock { ($0.radio, $0.clockSynchronised) }
+            let (radio, synced, open) = state.withLock { ($0.radio, $0.clockSynchronised, $0.open) }
             let now = Date()
-            panel?.setStatus(Self.status(radio: radio, clockSynchronised: synced, open: schedule?.isOpen(at: now) ?? true))
+            panel?.setStatus(Self.status(radio: radio, clockSynchronised: synced, open: open))
 
             let report = await delivery.retryDue(now: now)
             for id in report.delivered { logger.info("outbox: delivered \(id)") }
@@ -239,9 +245,6 @@ public final class ApplianceEdge: Sendable {
             }
 
             var wait = tick
-            if let change = schedule?.nextChange(after: now) {
-                wait = min(wait, .milliseconds(max(Int(change.timeIntervalSince(now) * 1000), 0) + 10))
-            }
             if let next = scheduledExport?.schedule.next(after: now) {
                 wait = min(wait, .milliseconds(max(Int(next.timeIntervalSince(now) * 1000), 0) + 10))
             }

@@ -28,6 +28,7 @@ struct NodeRadio: Sendable {
             case .status(let line): hooks.status(line)
             case .watchdog: hooks.watchdog()
             case .checkOutAll: recorder.checkOutAll()
+            case .open(let open): hooks.open(open)
             }
         }
         output.removeAll()

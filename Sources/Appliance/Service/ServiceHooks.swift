@@ -18,6 +18,9 @@ public struct ServiceHooks: Sendable {
     /// The node's Bluetooth condition changed (the status LED). Advertising and scanning pause
     /// for a moment around every connection (`.partial`): debounce before blinking.
     public var radio: @Sendable (RadioCondition) -> Void
+    /// Opening hours: whether the venue is open, at start and at every change, from the radio
+    /// loop (the status LED shows "closed"). Never called without a schedule.
+    public var open: @Sendable (Bool) -> Void
     /// Visits checked in or out, and walk-pasts, as the diary reports them once a second (the
     /// activity LED flashes on check-ins). Called on the diary's thread.
     public var visits: @Sendable ([VisitChange]) -> Void
@@ -35,6 +38,7 @@ public struct ServiceHooks: Sendable {
     public init(
         ready: @escaping @Sendable () -> Void = {}, watchdog: @escaping @Sendable () -> Void = {},
         status: @escaping @Sendable (String) -> Void = { _ in }, radio: @escaping @Sendable (RadioCondition) -> Void = { _ in },
+        open: @escaping @Sendable (Bool) -> Void = { _ in },
         visits: @escaping @Sendable ([VisitChange]) -> Void = { _ in }, export: (@Sendable () async -> Void)? = nil,
         clockSynchronised: @escaping @Sendable () -> Bool = { true }, stopping: @escaping @Sendable () -> Void = {}
     ) {
@@ -42,6 +46,7 @@ public struct ServiceHooks: Sendable {
         self.watchdog = watchdog
         self.status = status
         self.radio = radio
+        self.open = open
         self.visits = visits
         self.export = export
         self.clockSynchronised = clockSynchronised
