@@ -14,12 +14,11 @@ public struct NodeSetup: Sendable {
     public var scanning: LESetScanParameters
     /// At most this many links at once, the node's and phones' together.
     public var maxConnections: Int
-    /// Seconds a connection attempt may take.
-    public var connectTimeout: Double
     /// Seconds a phone's link (the phone connected to us) may go without a valid signal write
     /// or a payload read before it is dropped (and its address backed off).
     public var idleLinkSeconds: Double
-    /// The Herald policy as configured; ``nodeConfiguration`` is what the node runs.
+    /// The Herald policy as configured; ``nodeConfiguration`` is what the node runs. Its
+    /// `connectionAttemptTimeout` is each connection attempt's one deadline (the host keeps it).
     public var node: NodeConfiguration
     public var classifier: AdvertClassifier.Configuration
     public var diary: DiarySettings
@@ -32,7 +31,7 @@ public struct NodeSetup: Sendable {
         legacyService: Bool = false,
         advertising: LESetAdvertisingParameters = LESetAdvertisingParameters(intervalMin: 320, intervalMax: 320),
         scanning: LESetScanParameters = LESetScanParameters(interval: 160, window: 80), maxConnections: Int = 8,
-        connectTimeout: Double = 12, idleLinkSeconds: Double = 20, node: NodeConfiguration = NodeConfiguration(),
+        idleLinkSeconds: Double = 20, node: NodeConfiguration = NodeConfiguration(),
         classifier: AdvertClassifier.Configuration = .init(), diary: DiarySettings = DiarySettings()
     ) {
         self.beacon = beacon
@@ -40,7 +39,6 @@ public struct NodeSetup: Sendable {
         self.advertising = advertising
         self.scanning = scanning
         self.maxConnections = maxConnections
-        self.connectTimeout = connectTimeout
         self.idleLinkSeconds = idleLinkSeconds
         self.node = node
         self.classifier = classifier
@@ -81,8 +79,9 @@ public struct NodeSetup: Sendable {
             advertising: AdvertisingConfiguration(
                 parameters: advertising, data: try identity.advertisingData(), scanResponse: try identity.scanResponse()),
             scanning: scanning,
+            // The node gives every attempt its own deadline; this default is for requests without one.
             linkManager: LinkManager.Configuration(
-                connectTimeout: .milliseconds(Int64((connectTimeout * 1000).rounded())), maximumConnections: maxConnections),
+                connectTimeout: .milliseconds(Int64((node.connectionAttemptTimeout * 1000).rounded())), maximumConnections: maxConnections),
             validateWrite: gate.validate,
             switchedOn: switchedOn,
             requestTimeout: Self.requestTimeout,

@@ -364,13 +364,15 @@ import BLEHost
         #expect(setup.scanning.interval == 0x4000 && setup.scanning.window == 5 && setup.scanning.type == .passive)
         #expect(setup.advertising.intervalMin == 32 && setup.advertising.intervalMax == 32)
         #expect(setup.advertising.type == .connectableUndirected)
-        #expect(setup.maxConnections == 5 && setup.connectTimeout == 7)
+        #expect(setup.maxConnections == 5 && setup.node.connectionAttemptTimeout == 7)
         let node = setup.nodeConfiguration
         #expect(node.connectionAttemptTimeout == 7 && node.payloadUpdateInterval == 900 && node.peripheralCleanInterval == 120)
         #expect(!node.payloadSharing && node.concurrentConnectionQuota == 4)
         #expect(!setup.classifier.gaen && setup.classifier.openTrace && setup.classifier.advertProtocolService == BluetoothUUID(UInt16(0xFD6F)))
         let identity = try setup.identity()
         #expect(identity.payload.count == 28 && identity.legacyService && identity.name == "Erin's Stakehouse")
+        // One setting, one deadline: the host's default for an attempt is the node's.
+        #expect(try setup.hostConfiguration(identity: identity, gate: SignalWriteGate()).linkManager.connectTimeout == .seconds(7))
 
         let defaults = try Settings.parse(Self.minimal, file: "t").nodeSetup
         #expect(defaults.scanning.interval == 160 && defaults.scanning.window == 80)  // 100 ms, 50 ms
@@ -380,7 +382,7 @@ import BLEHost
         // The simulation's default node is the default config's, but for the venue it advertises.
         let simulated = NodeSetup()
         #expect(simulated.advertising == defaults.advertising && simulated.scanning == defaults.scanning)
-        #expect(simulated.maxConnections == defaults.maxConnections && simulated.connectTimeout == defaults.connectTimeout)
+        #expect(simulated.maxConnections == defaults.maxConnections && simulated.node.connectionAttemptTimeout == defaults.node.connectionAttemptTimeout)
         #expect(simulated.nodeConfiguration == defaults.nodeConfiguration && simulated.classifier == defaults.classifier)
         #expect(simulated.diary.checkInSeconds == defaults.diary.checkInSeconds && simulated.diary.checkOutSeconds == defaults.diary.checkOutSeconds)
         #expect(simulated.diary.minRSSI == defaults.diary.minRSSI && simulated.diary.maxVisitSeconds == defaults.diary.maxVisitSeconds)

@@ -10,8 +10,7 @@ extension Settings {
         NodeSetup(
             beacon: venue.beacon,
             legacyService: bluetooth.legacyService, advertising: advertisingParameters, scanning: scanParameters,
-            maxConnections: bluetooth.maxConnections, connectTimeout: Double(herald.connectionTimeoutSeconds),
-            idleLinkSeconds: Double(bluetooth.idleLinkSeconds),
+            maxConnections: bluetooth.maxConnections, idleLinkSeconds: Double(bluetooth.idleLinkSeconds),
             node: heraldPolicy, classifier: classifierConfiguration, diary: diarySettings)
     }
 
