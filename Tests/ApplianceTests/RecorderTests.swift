@@ -114,14 +114,20 @@ import VenueDiary
         return running
     }
 
-    @Test func aCheckInIsCommittedByAFlushBeforeTheBatchIsDue() async throws {
+    /// A running recorder with one phone heard from 0 through 200 s and checked in at 200 s.
+    func oneVisitCheckedIn() async -> (Recorder, running: Task<(any Error)?, Never>) {
         let recorder = recorder()
         let running = await started(recorder)
         recorder.submit(Self.sightings(of: 1, from: 0, through: 200))
         time.set(200)
-        // Checked in at a tick once it lasted over 120 s; the live policy commits within 120 s.
-        #expect(await eventually { heard.changes.map(\.event) == [.checkedIn] })
-        #expect(recorder.present == 1)
+        // Checked in at a tick once it lasted over 120 s.
+        #expect(await eventually { recorder.present == 1 && heard.changes.map(\.event) == [.checkedIn] })
+        return (recorder, running)
+    }
+
+    @Test func aCheckInIsCommittedByAFlushBeforeTheBatchIsDue() async throws {
+        let (recorder, running) = await oneVisitCheckedIn()
+        // The live policy commits check-ins within 120 s, not at once.
         #expect(try visitsInFile().isEmpty)
         // An export asks for everything now.
         await recorder.flush()
@@ -154,11 +160,8 @@ import VenueDiary
     }
 
     @Test func closingTimeClosesOpenVisitsAtTheirLastSighting() async throws {
-        let recorder = recorder()
-        let running = await started(recorder)
-        recorder.submit(Self.sightings(of: 1, from: 0, through: 200))
+        let (recorder, running) = await oneVisitCheckedIn()
         time.set(210)
-        #expect(await eventually { heard.changes.map(\.event) == [.checkedIn] })
         recorder.checkOutAll()
         #expect(await eventually { heard.changes.map(\.event) == [.checkedIn, .checkedOut] })
         #expect(heard.changes.last?.visit.checkOut == ManualTime.origin + 200)
@@ -170,11 +173,7 @@ import VenueDiary
     }
 
     @Test func stopWritesWhatItHoldsAndLaterCallsReturnAtOnce() async throws {
-        let recorder = recorder()
-        let running = await started(recorder)
-        recorder.submit(Self.sightings(of: 1, from: 0, through: 200))
-        time.set(200)
-        #expect(await eventually { recorder.present == 1 && heard.changes.map(\.event) == [.checkedIn] })
+        let (recorder, running) = await oneVisitCheckedIn()
         recorder.stop()
         #expect(await running.value == nil)
         // The open visit is in the file, still open: the next start resumes it.
