@@ -154,8 +154,9 @@ import VenueNode
     }
 
     /// `[export] schedule` on a manual clock, with the real job and directory delivery: nothing
-    /// at the first start, the export at its time, not twice, and a time missed while the node
-    /// was off once at the next start (a new edge reading the same state).
+    /// before the clock is synchronised, nothing at the first start, the export at its time, not
+    /// twice, and a time missed while the node was off once at the next start (a new edge reading
+    /// the same state).
     @Test func scheduledExportRunsAtItsTimeOnceAndAfterAMissedTime() async throws {
         let dir = TemporaryDirectory("edge-schedule")
         let settings = try settings(dir, gpio: false, export: "schedule = \"daily 03:30\"")
@@ -168,19 +169,23 @@ import VenueNode
                 diaryFlusher: nil)
         }
         var service = edge()
-        #expect(await service.runScheduledExport(now: at("2026-11-24T12:00:00Z")) == nil)  // first start: recorded only
+        // An unsynchronised clock (a Pi without RTC starts at its last shutdown) decides nothing.
+        #expect(await service.runScheduledExport(now: at("2026-11-20T03:30:00Z"), synchronised: false) == nil)
+        #expect(!FileManager.default.fileExists(atPath: settings.export.scheduleState))
+        #expect(await service.runScheduledExport(now: at("2026-11-24T12:00:00Z"), synchronised: true) == nil)  // first start: recorded only
         #expect(dir.names(in: "usb").isEmpty)
-        #expect(await service.runScheduledExport(now: at("2026-11-25T03:29:50Z")) == nil)
-        #expect(await service.runScheduledExport(now: at("2026-11-25T03:30:00Z")) == at("2026-11-25T03:30:00Z"))
+        #expect(await service.runScheduledExport(now: at("2026-11-25T03:29:50Z"), synchronised: true) == nil)
+        #expect(await service.runScheduledExport(now: at("2026-11-25T03:30:00Z"), synchronised: false) == nil)
+        #expect(await service.runScheduledExport(now: at("2026-11-25T03:30:00Z"), synchronised: true) == at("2026-11-25T03:30:00Z"))
         #expect(dir.names(in: "usb").count == 2)  // the export and its signature
-        #expect(await service.runScheduledExport(now: at("2026-11-25T03:30:10Z")) == nil)  // not twice
-        #expect(await service.runScheduledExport(now: at("2026-11-25T18:00:00Z")) == nil)
+        #expect(await service.runScheduledExport(now: at("2026-11-25T03:30:10Z"), synchronised: true) == nil)  // not twice
+        #expect(await service.runScheduledExport(now: at("2026-11-25T18:00:00Z"), synchronised: true) == nil)
 
         // Off from the 25th evening to the 28th at noon: one export at the start, for the 28th.
         service = edge()
-        #expect(await service.runScheduledExport(now: at("2026-11-28T12:00:00Z")) == at("2026-11-28T03:30:00Z"))
+        #expect(await service.runScheduledExport(now: at("2026-11-28T12:00:00Z"), synchronised: true) == at("2026-11-28T03:30:00Z"))
         service = edge()
-        #expect(await service.runScheduledExport(now: at("2026-11-28T12:00:10Z")) == nil)
+        #expect(await service.runScheduledExport(now: at("2026-11-28T12:00:10Z"), synchronised: true) == nil)
         let state = try String(contentsOfFile: settings.export.scheduleState, encoding: .utf8)
         #expect(state.contains("2026-11-28T03:30:00Z"))
     }

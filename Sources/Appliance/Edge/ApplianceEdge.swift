@@ -227,8 +227,7 @@ public final class ApplianceEdge: Sendable {
             }
             if let problem = report.problem { logger.error("outbox: \(problem)") }
 
-            // Only on a synchronised clock: before that, "now" may be hours or days off.
-            if synced { await runScheduledExport(now: now) }
+            await runScheduledExport(now: now, synchronised: synced)
 
             if let lifetime = pageOutAfter {
                 switch radio {
@@ -274,11 +273,12 @@ public final class ApplianceEdge: Sendable {
         }
     }
 
-    /// Exports for a scheduled time that is due (also one missed while the node was off).
-    /// Returns the scheduled time run for.
+    /// Exports for a scheduled time that is due (also one missed while the node was off), only
+    /// on a synchronised clock: before that, "now" may be hours or days off (and a first start
+    /// would record a wrong time as done). Returns the scheduled time run for.
     @discardableResult
-    func runScheduledExport(now: Date) async -> Date? {
-        guard let scheduled = scheduledExport, let slot = scheduled.due(now: now) else { return nil }
+    func runScheduledExport(now: Date, synchronised: Bool) async -> Date? {
+        guard synchronised, let scheduled = scheduledExport, let slot = scheduled.due(now: now) else { return nil }
         let missed = now.timeIntervalSince(slot) > 60
         let trigger = "schedule"
         if missed {
