@@ -50,8 +50,9 @@ public struct NodeLoop: Sendable {
         case log(LogLine)
         /// The radio's condition changed (LEDs).
         case radio(RadioCondition)
-        /// The service is ready (systemd): the radio runs, or the venue is closed and the
-        /// controller is ready.
+        /// The service is up (systemd `READY=1`), once: the radio runs; or the venue is closed and
+        /// the controller is ready; or the controller could not be opened or set up at the first
+        /// try, and the host goes on retrying with backoff (the status line and LED say so).
         case ready
         /// The status line changed.
         case status(String)
@@ -133,10 +134,21 @@ public struct NodeLoop: Sendable {
         switch input {
         case .host(let event):
             driver.handle(.host(event), now: now, into: &scratch)
-            // Closed at start: the service is ready once the controller is.
-            if case .state(.ready) = event, !isOpen, !readySent {
-                readySent = true
-                out.notices.append(.ready)
+            if !readySent, case .state(let state) = event {
+                switch state {
+                case .ready where !isOpen:
+                    // Closed at start: the service is ready once the controller is.
+                    readySent = true
+                    out.notices.append(.ready)
+                case .unavailable, .recovering:
+                    // No controller (none fitted, or broken): the service is up all the same and
+                    // retries, rather than have systemd time out its start and restart it in a
+                    // loop; the export button and the outbox keep working meanwhile.
+                    readySent = true
+                    out.notices.append(.ready)
+                case .opening, .ready:
+                    break
+                }
             }
         case .reply(let id, let result):
             switch pending.removeValue(forKey: id) {

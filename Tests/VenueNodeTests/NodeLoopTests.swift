@@ -194,4 +194,29 @@ import VenueDiary
         #expect(try store.visits().isEmpty)
         #expect(logged("retention: deleted 1 visits older than 1 days"))
     }
+
+    /// A node whose controller cannot be opened (none fitted, or broken) is up all the same: ready
+    /// at the first failure (systemd neither times out its start nor restarts it in a loop), its
+    /// watchdog fed while it retries, its status saying why; and when a controller comes, it
+    /// runs without a second "ready".
+    @Test func aNodeWithoutAControllerIsUpAndSaysWhy() throws {
+        loop = NodeLoop(
+            driver: NodeDriver(node: SensorNode(), classifier: try AdvertClassifier()), wall: Self.base, deviceName: "hci0",
+            venueName: "The Swan")
+        feed(.host(.state(.opening("hci0"))))
+        #expect(!notices.contains(.ready))
+        feed(.host(.state(.unavailable("no such device"))))
+        #expect(notices.filter { $0 == .ready }.count == 1)
+        #expect(notices.contains(.radio(.unavailable("no such device"))))
+        try run(until: 60)
+        #expect(watchdogFeeds == 60)
+        #expect(notices.contains { if case .status(let line) = $0 { line.hasPrefix("Bluetooth unavailable: no such device; 0 phones present") } else { false } })
+        // Retries: opening again is still "unavailable" until the radio runs.
+        feed(.host(.state(.opening("hci0"))))
+        feed(.host(.state(.unavailable("no such device"))))
+        radioStarts()
+        feed(.host(.radio(RadioState(advertising: true, scanning: true))))
+        #expect(notices.last { if case .radio = $0 { true } else { false } } == .radio(.running))
+        #expect(notices.filter { $0 == .ready }.count == 1)
+    }
 }
