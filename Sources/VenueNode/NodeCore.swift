@@ -10,7 +10,10 @@ import BLEHost
 /// ticks on while there is no controller). What leaves is what the owner carries out: packets to
 /// send and restarts (the returned ``HostAction``s, with replies to requests made from outside,
 /// which the command line makes and the node does not), and the loop's ``output``: sensor events
-/// for the diary and notices for the log, LEDs and systemd. A stalled thread stops the loop's
+/// for the diary and notices for the log, LEDs and systemd.
+///
+/// The owner reads ``output`` and then calls ``clearOutput()``, or gives a `sink` that is handed
+/// the output in place after every call. A stalled thread stops the loop's
 /// ticks with it, and so the watchdog's feeds.
 public struct NodeCore: HostSession, Sendable {
     public private(set) var engine: HostEngine
@@ -29,7 +32,8 @@ public struct NodeCore: HostSession, Sendable {
     /// `steady` turns the engine's instants into the node's steady seconds (the event times the
     /// diary is handed); `tickInfo` says at each tick what the loop does not own (the wall time,
     /// present phones). With a `sink`, the output is handed to it after every call (the service);
-    /// without, the owner takes it (``takeOutput()``). The loop's first tick is at `firstTick`.
+    /// without, the owner reads it and clears it (``clearOutput()``). The loop's first tick is at
+    /// `firstTick`.
     public init(
         engine: HostEngine, loop: NodeLoop, firstTick: ContinuousClock.Instant,
         steady: @escaping @Sendable (ContinuousClock.Instant) -> Double,
@@ -49,10 +53,10 @@ public struct NodeCore: HostSession, Sendable {
         min(nextTick, engine.nextDeadline ?? nextTick)
     }
 
-    /// The output so far, emptied.
-    public mutating func takeOutput() -> NodeLoop.Output {
-        defer { output.removeAll() }
-        return output
+    /// Empties the output once its owner has carried it out (read ``output``, then call this
+    /// after the copy is gone): its arrays keep their capacity, so a turn allocates nothing.
+    public mutating func clearOutput() {
+        output.removeAll()
     }
 
     public mutating func start(now: ContinuousClock.Instant) -> [HostAction] {

@@ -36,7 +36,8 @@ import Testing
         #expect(core.loop.isOpen)
         #expect(core.loop.requestsInFlight == 0, "the engine answered the loop inside")
         #expect(!left.contains { if case .reply = $0 { true } else { false } })
-        let notices = core.takeOutput().notices
+        let notices = core.output.notices
+        core.clearOutput()
         #expect(notices.contains { if case .log(let line) = $0 { line.text.hasPrefix("opening hours: open until") } else { false } })
         #expect(notices.filter { $0 == .watchdog }.count == 4, "a tick a second, no controller needed")
         #expect(core.nextDeadline == start + .seconds(4))

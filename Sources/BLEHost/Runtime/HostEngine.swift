@@ -55,8 +55,12 @@ public struct HostEngine: Sendable {
     public var inboundCounters: InboundLinkGuard.Counters { inbound.counters }
 
     /// When ``tick(now:)`` must run next.
+    /// Asked before every wait of the host's loop: allocates nothing.
     public var nextDeadline: ContinuousClock.Instant? {
-        [manager.nextDeadline, data?.nextDeadline, inbound.nextDeadline].compactMap { $0 }.min()
+        var earliest = manager.nextDeadline
+        if let deadline = data?.nextDeadline { earliest = min(earliest ?? deadline, deadline) }
+        if let deadline = inbound.nextDeadline { earliest = min(earliest ?? deadline, deadline) }
+        return earliest
     }
 
     // MARK: Sessions

@@ -95,7 +95,12 @@ public struct InboundLinkGuard: Sendable {
     /// When ``tick(now:)`` must next run.
     public var nextDeadline: ContinuousClock.Instant? {
         guard let idle = configuration.idleTimeout else { return nil }
-        return watched.values.lazy.map { $0.lastUseful + idle }.min()
+        var earliest: ContinuousClock.Instant?
+        for index in watched.values.indices {
+            let deadline = watched.values[index].lastUseful + idle
+            earliest = min(earliest ?? deadline, deadline)
+        }
+        return earliest
     }
 
     /// The links idle too long, to disconnect; their addresses go into backoff.

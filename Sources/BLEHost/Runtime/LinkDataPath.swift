@@ -58,7 +58,14 @@ public struct LinkDataPath: Sendable {
     public func attCounters(link handle: UInt16) -> ATTBearer.Counters? { links[handle]?.gatt.bearer.counters }
 
     /// When ``tick(now:)`` must next run (ATT transaction timeouts).
-    public var nextDeadline: ContinuousClock.Instant? { links.values.compactMap(\.gatt.nextDeadline).min() }
+    public var nextDeadline: ContinuousClock.Instant? {
+        var earliest: ContinuousClock.Instant?
+        for index in links.values.indices {
+            guard let deadline = links.values[index].gatt.nextDeadline else { continue }
+            earliest = min(earliest ?? deadline, deadline)
+        }
+        return earliest
+    }
 
     /// LE Connection Complete with success: the link exists from now on.
     public mutating func opened(_ link: HostLink) {

@@ -133,16 +133,21 @@ public struct VenueRun {
             case .emit, .reply: break  // nothing is asked from outside the core here
             }
         }
-        let output = core.takeOutput()
-        for event in output.events {
-            if case .read(_, let payload, let earlier, let time) = event, payload.kind == .herald {
-                reads.append(PayloadRead(time: time, payload: payload.bytes, earliestAttributed: earlier.map(\.time).min()))
+        do {
+            // Read in place; cleared once this copy is gone, so the output's arrays are reused.
+            let output = core.output
+            guard !output.isEmpty else { return }
+            for event in output.events {
+                if case .read(_, let payload, let earlier, let time) = event, payload.kind == .herald {
+                    reads.append(PayloadRead(time: time, payload: payload.bytes, earliestAttributed: earlier.map(\.time).min()))
+                }
+            }
+            keeper.record(output.events, steady: air.now, wall: origin + air.now)
+            for notice in output.notices where notice == .checkOutAll {
+                keeper.checkOutAll(steady: air.now, into: &notices)
             }
         }
-        keeper.record(output.events, steady: air.now, wall: origin + air.now)
-        for notice in output.notices where notice == .checkOutAll {
-            keeper.checkOutAll(steady: air.now, into: &notices)
-        }
+        core.clearOutput()
     }
 }
 
