@@ -194,6 +194,7 @@ extension RadioTests {
                     ready: { calls.add("ready") },
                     status: { calls.add("status " + $0) },
                     radio: { calls.add("radio \($0)") },
+                    open: { calls.add("open \($0)") },
                     visits: { changes in
                         for change in changes { calls.add("visit \(change.event) \(Hex.encode(change.visit.payload).prefix(8))") }
                     })
@@ -214,6 +215,8 @@ extension RadioTests {
                     try await calls.wait(for: "visit checkedOut 00000005")
                     try await calls.wait(for: "radio not advertising, not scanning")
                     #expect(calls.count("ready") == 1)
+                    // The status LED heard each change from the radio loop.
+                    #expect(calls.all.filter { $0.hasPrefix("open ") } == ["open false", "open true", "open false"])
 
                     signal.yield(.terminate(SIGTERM))
                     #expect(try await group.next() == .signal(SIGTERM))
