@@ -74,7 +74,7 @@ extension LinkManager {
             case .creating(let attempt, _): earliest = attempt.deadline
             case .cancelling(_, let answerBy): earliest = answerBy
             }
-            for attempt in queue { earliest = min(earliest ?? attempt.deadline, attempt.deadline) }
+            for attempt in queue { earliest.lower(to: attempt.deadline) }
             return earliest
         }
 

@@ -99,13 +99,9 @@ public struct LinkManager: Sendable {
     /// When ``tick(now:into:)`` must next run (nil: only events and calls can change anything).
     public var nextDeadline: ContinuousClock.Instant? {
         var earliest = queue.nextDeadline
-        func consider(_ deadline: ContinuousClock.Instant?) {
-            guard let deadline else { return }
-            earliest = min(earliest ?? deadline, deadline)
-        }
-        consider(sequencer.retryAt)
-        consider(initiator.nextDeadline)
-        if case .ready = phase { consider(health.deadline) }
+        earliest.lower(to: sequencer.retryAt)
+        earliest.lower(to: initiator.nextDeadline)
+        if case .ready = phase { earliest.lower(to: health.deadline) }
         return earliest
     }
 

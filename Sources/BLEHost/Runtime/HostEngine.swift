@@ -54,12 +54,12 @@ public struct HostEngine: Sendable {
     /// Phones' links dropped for idleness and refused in backoff.
     public var inboundCounters: InboundLinkGuard.Counters { inbound.counters }
 
-    /// When ``tick(now:)`` must run next.
-    /// Asked before every wait of the host's loop: allocates nothing.
+    /// When ``tick(now:)`` must run next. Asked before every wait of the host's loop: allocates
+    /// nothing.
     public var nextDeadline: ContinuousClock.Instant? {
         var earliest = manager.nextDeadline
-        if let deadline = data?.nextDeadline { earliest = min(earliest ?? deadline, deadline) }
-        if let deadline = inbound.nextDeadline { earliest = min(earliest ?? deadline, deadline) }
+        earliest.lower(to: data?.nextDeadline)
+        earliest.lower(to: inbound.nextDeadline)
         return earliest
     }
 

@@ -96,10 +96,7 @@ public struct InboundLinkGuard: Sendable {
     public var nextDeadline: ContinuousClock.Instant? {
         guard let idle = configuration.idleTimeout else { return nil }
         var earliest: ContinuousClock.Instant?
-        for index in watched.values.indices {
-            let deadline = watched.values[index].lastUseful + idle
-            earliest = min(earliest ?? deadline, deadline)
-        }
+        for index in watched.values.indices { earliest.lower(to: watched.values[index].lastUseful + idle) }
         return earliest
     }
 

@@ -60,10 +60,7 @@ public struct LinkDataPath: Sendable {
     /// When ``tick(now:)`` must next run (ATT transaction timeouts).
     public var nextDeadline: ContinuousClock.Instant? {
         var earliest: ContinuousClock.Instant?
-        for index in links.values.indices {
-            guard let deadline = links.values[index].gatt.nextDeadline else { continue }
-            earliest = min(earliest ?? deadline, deadline)
-        }
+        for index in links.values.indices { earliest.lower(to: links.values[index].gatt.nextDeadline) }
         return earliest
     }
 
