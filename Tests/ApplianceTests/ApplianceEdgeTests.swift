@@ -30,14 +30,6 @@ import VenueNode
             """, file: "t")
     }
 
-    func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
     @Test func statusLEDStates() {
         #expect(ApplianceEdge.status(radio: .running, clockSynchronised: true, open: true) == .running)
         #expect(ApplianceEdge.status(radio: .running, clockSynchronised: false, open: true) == .waitingForClockSync)

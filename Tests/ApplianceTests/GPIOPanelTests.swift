@@ -96,13 +96,6 @@ final class FakeGPIO: GPIOBackend {
         button: .name("GPIO23"), activeLow: true)
 
     /// Waits (up to 5 s, never asserting on speed) for `condition`.
-    func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
 
     @Test func ledsFollowTheStateAndStopTurnsThemOff() async throws {
         let gpio = FakeGPIO()

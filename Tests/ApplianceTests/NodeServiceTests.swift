@@ -20,10 +20,6 @@ import VenueDiary
             """, file: "t")
         let calls = Mutex<[String]>([])
         func count(_ prefix: String) -> Int { calls.withLock { $0.filter { $0.hasPrefix(prefix) }.count } }
-        func eventually(_ condition: () -> Bool) async -> Bool {
-            for _ in 0..<400 where !condition() { try? await Task.sleep(for: .milliseconds(50)) }
-            return condition()
-        }
         let hooks = ServiceHooks(
             ready: { calls.withLock { $0.append("ready") } },
             watchdog: { calls.withLock { $0.append("watchdog") } },

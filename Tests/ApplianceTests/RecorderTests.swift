@@ -80,16 +80,6 @@ import VenueDiary
         return stride(from: from, through: to, by: 10).map { .measure(target, rssi: -60, payload: payload, time: $0) }
     }
 
-    /// Waits (real time, at most 20 s for a loaded machine) until `condition` holds; the
-    /// recorder's thread wakes at least once a second of real time to look at the manual clock.
-    func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
-        for _ in 0..<400 {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return try condition()
-    }
-
     func visitsInFile() throws -> [Visit] {
         try DiaryStore(path: directory.file("diary.sqlite"), readOnly: true).visits()
     }

@@ -32,6 +32,9 @@ public final class ApplianceEdge: Sendable {
         /// Opening hours, as the radio loop says (open until it says otherwise).
         var open = true
         var lastWatchdog: ContinuousClock.Instant?
+
+        /// What the status LED shows for this state.
+        var status: NodeStatus { ApplianceEdge.status(radio: radio, clockSynchronised: clockSynchronised, open: open) }
     }
 
     /// The state the hooks (called from the service's loops) and the housekeeping task share.
@@ -123,18 +126,19 @@ public final class ApplianceEdge: Sendable {
             },
             status: { line in notify(["STATUS=" + line]) },
             radio: { condition in
-                let (synced, open) = state.withLock { s in
+                // Recorded with or without LEDs: the housekeeping reads it too.
+                let status = state.withLock { s in
                     s.radio = condition
-                    return (s.clockSynchronised, s.open)
+                    return s.status
                 }
-                panel?.setStatus(Self.status(radio: condition, clockSynchronised: synced, open: open))
+                panel?.setStatus(status)
             },
             open: { open in
-                let (radio, synced) = state.withLock { s in
+                let status = state.withLock { s in
                     s.open = open
-                    return (s.radio, s.clockSynchronised)
+                    return s.status
                 }
-                panel?.setStatus(Self.status(radio: radio, clockSynchronised: synced, open: open))
+                panel?.setStatus(status)
             },
             visits: { changes in
                 for change in changes where change.event == .checkedIn { panel?.checkIn() }
@@ -213,9 +217,9 @@ public final class ApplianceEdge: Sendable {
                 state.withLock { $0.clockSynchronised = true }
                 logger.notice("the system clock is synchronised")
             }
-            let (radio, synced, open) = state.withLock { ($0.radio, $0.clockSynchronised, $0.open) }
+            let (radio, synced, status) = state.withLock { ($0.radio, $0.clockSynchronised, $0.status) }
             let now = Date()
-            panel?.setStatus(Self.status(radio: radio, clockSynchronised: synced, open: open))
+            panel?.setStatus(status)
 
             let report = await delivery.retryDue(now: now)
             for id in report.delivered { logger.info("outbox: delivered \(id)") }
