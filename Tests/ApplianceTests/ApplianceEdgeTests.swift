@@ -211,15 +211,16 @@ import VenueNode
 }
 
 extension NotifySocket {
-    /// The next datagram, polled without blocking a thread; nil after `timeout`.
-    func next(timeout: Duration = .seconds(10)) async -> String? {
-        let deadline = ContinuousClock.now + timeout
+    /// The next datagram, polled without blocking a thread (``eventually``, which counts the
+    /// limit in looks); nil when none came.
+    func next(timeout: Duration = .seconds(30)) async -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while ContinuousClock.now < deadline {
+        let received = await eventually(within: timeout) {
             let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if n >= 0 { return String(decoding: buffer[0..<n], as: UTF8.self) }
-            try? await Task.sleep(for: .milliseconds(10))
+            guard n >= 0 else { return false }
+            buffer.removeSubrange(n...)
+            return true
         }
-        return nil
+        return received ? String(decoding: buffer, as: UTF8.self) : nil
     }
 }
