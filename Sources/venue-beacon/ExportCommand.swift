@@ -22,7 +22,8 @@ struct ExportCommand: AsyncParsableCommand {
             With export.recipients set, the export is sealed to those age keys whatever the \
             destination (standard output included): only `age -d` with a tracer's key opens it. \
             A file written with --output PATH gets the node's minisign signature as PATH.minisig \
-            (when this user can read the node's key, export.signing_key).
+            (when this user can read the node's key, export.signing_key); --signature PATH puts \
+            it elsewhere, and is how an export to standard output or a device is signed.
 
             --deliver email hands the CSV (sealed, and signed) with a covering note to the configured sendmail for \
             export.email; if sendmail does not take it, the email waits in the outbox and is \
@@ -39,6 +40,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .long, help: "csv or json.") var format: DiaryExport.Format = .csv
     @Option(name: .long, help: ArgumentHelp("Write to this file instead of standard output (- for standard output).", valueName: "path"))
     var output: String = "-"
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Write the node's signature here instead of beside --output (PATH.minisig).", valueName: "path"))
+    var signature: String?
     @OptionGroup var now: NowOption
     @Option(name: .long, help: ArgumentHelp("Deliver the CSV instead of printing it: email or directory.", valueName: "target"))
     var deliver: DeliveryTarget?
@@ -55,6 +60,12 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if deliver != nil && format != .csv { throw ValidationError("--deliver sends the CSV: leave out --format json") }
         if deliver != nil && output != "-" { throw ValidationError("--deliver and --output do not combine") }
+        if deliver != nil && signature != nil {
+            throw ValidationError("--deliver signs what it delivers, beside it: leave out --signature")
+        }
+        if let signature, signature == "-" || signature == output {
+            throw ValidationError("--signature \(signature): name a file other than the export's")
+        }
         if !exposures.isEmpty && deliver != nil {
             throw ValidationError("--exposures writes to standard output or --output; --deliver is not supported with it yet")
         }
@@ -87,28 +98,15 @@ struct ExportCommand: AsyncParsableCommand {
                     format, from: store, window: window, venue: settings.venue, generatedAt: now.time,
                     nodeKey: sealing.key?.fingerprint, to: sealer.write)
                 let start = try window.from ?? store.stats().oldestCheckIn ?? now.time
-                let name = (output as NSString).lastPathComponent
-                let signature = try sealer.finish(
+                let signed = try sealer.finish(
                     trustedComment: ExportDocument.trustedComment(
-                        file: name, venue: settings.venue, nodeKey: sealing.key?.fingerprint,
+                        file: outputName, venue: settings.venue, nodeKey: sealing.key?.fingerprint,
                         windowStart: Date(timeIntervalSince1970: start), windowEnd: Date(timeIntervalSince1970: window.to ?? now.time),
                         visits: summary.visits, generated: Date(timeIntervalSince1970: now.time)),
-                    untrustedComment: "signature from venue-beacon node of venue \(settings.venue.code)"
-                        + (sealing.key.map { ", key fingerprint " + $0.fingerprint } ?? ""))
+                    untrustedComment: ExportDocument.untrustedComment(venue: settings.venue, nodeKey: sealing.key?.fingerprint))
                 try file.commit()
-                let sealed = sealing.sealed ? "sealed to \(sealing.recipients.count) age recipient\(sealing.recipients.count == 1 ? "" : "s") and " : ""
-                if output != "-" { Console.error("exported \(summary.visits) visits to \(output)\(sealing.sealed ? " (\(sealed.dropLast(5)))" : "")") }
-                if let signature, Self.isRegularFileTarget(output) {
-                    let signatureFile = try OutputFile(output + ".minisig")
-                    do {
-                        try signatureFile.write(Array(signature.utf8))
-                        try signatureFile.commit()
-                    } catch {
-                        signatureFile.abandon()
-                        throw error
-                    }
-                    Console.error("signed by node key \(sealing.key?.fingerprint ?? ""): \(output).minisig")
-                }
+                if output != "-" { Console.error("exported \(summary.visits) visits to \(output)\(Self.sealedNote(sealing))") }
+                try writeSignature(signed, key: sealing.key)
                 warnAboutClock(summary)
             } catch {
                 file.abandon()
@@ -133,6 +131,34 @@ struct ExportCommand: AsyncParsableCommand {
         guard path != "-" else { return false }
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// The export's name in its signed comment: the file's, or `-` for standard output.
+    var outputName: String { (output as NSString).lastPathComponent }
+
+    static func sealedNote(_ sealing: ExportSealing) -> String {
+        guard sealing.sealed else { return "" }
+        return " (sealed to \(sealing.recipients.count) age recipient\(sealing.recipients.count == 1 ? "" : "s"))"
+    }
+
+    /// Writes the export's signature (nil: the node's key was not readable, already said) to
+    /// --signature, or beside a file written with --output; an export to standard output or a
+    /// device without --signature is unsigned, and that is said too.
+    func writeSignature(_ signed: String?, key: NodeSigningKey?) throws {
+        guard let signed else { return }
+        guard let path = signature ?? (Self.isRegularFileTarget(output) ? output + ".minisig" : nil) else {
+            Console.error("the export is not signed: \(output == "-" ? "standard output" : output) has no file beside it for the signature (--signature PATH writes one)")
+            return
+        }
+        let file = try OutputFile(path)
+        do {
+            try file.write(Array(signed.utf8))
+            try file.commit()
+        } catch {
+            file.abandon()
+            throw error
+        }
+        Console.error("signed by node key \(key?.fingerprint ?? ""): \(path)")
     }
 }
 
@@ -161,20 +187,26 @@ extension ExportCommand {
             }
             // Sealed like any export when recipients are configured.
             let file = try OutputFile(output)
+            let signed: String?
             do {
                 let sealer = try ExportSealer(sealing: sealing, output: file.write)
                 try sealer.write(bytes)
-                _ = try sealer.finish(
-                    trustedComment: "venue-beacon exposure export of venue \(settings.venue.code): \(visits.count) matched visits",
-                    untrustedComment: "signature from venue-beacon node of venue \(settings.venue.code)")
+                signed = try sealer.finish(
+                    trustedComment: ExportDocument.trustedComment(
+                        file: outputName, venue: settings.venue, nodeKey: sealing.key?.fingerprint,
+                        windowStart: Date(timeIntervalSince1970: window.from ?? visits.first?.checkIn ?? now.time),
+                        windowEnd: Date(timeIntervalSince1970: window.to ?? now.time),
+                        visits: visits.count, generated: Date(timeIntervalSince1970: now.time), exposureWindows: report.windows.count),
+                    untrustedComment: ExportDocument.untrustedComment(venue: settings.venue, nodeKey: sealing.key?.fingerprint))
                 try file.commit()
             } catch {
                 file.abandon()
                 throw error
             }
             if output != "-" {
-                Console.error("exported \(visits.count) matched visits in \(report.windows.count) windows to \(output)\(sealing.sealed ? " (sealed)" : "")")
+                Console.error("exported \(visits.count) matched visits in \(report.windows.count) windows to \(output)\(Self.sealedNote(sealing))")
             }
+            try writeSignature(signed, key: sealing.key)
         }
     }
 }

@@ -33,6 +33,8 @@ import Testing
                 [exposure]
                 verification_keys = ["310:v1:\(key)"]
                 nhs_venue_id = "ERIN-123"
+                [export]
+                signing_key = "\(dir.path("node-signing.key"))"
                 """)
         }
 
@@ -105,6 +107,18 @@ import Testing
         let lines = export.stdout.split(separator: "\r\n")
         #expect(lines.count == 1 + matchedVisits.count)
         #expect(Set(lines.dropFirst().compactMap { Int($0.prefix { $0 != "," }) }) == Set(matchedVisits))
+        // To a file: the same bytes, and beside them the node's signature, whose signed comment
+        // says how many visits and windows it holds.
+        let file = s.dir.path("matched.csv")
+        let written = try s.run(["export", "--exposures", s.dir.path("a.zip"), s.dir.path("b.zip"), "--now", s.now, "--output", file])
+        #expect(written.status == 0, "\(written.output)")
+        #expect(FileManager.default.contents(atPath: file) == Data(export.stdout.utf8))
+        let identity = try s.run(["identity"])
+        let publicKey = String(identity.stdout.split(separator: "\n").last ?? "")
+        let verified = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/minisign"), ["-Vm", file, "-P", publicKey])
+        #expect(verified.status == 0, "\(verified.output)")
+        #expect(verified.output.contains("file:matched.csv"), "\(verified.output)")
+        #expect(verified.output.contains("visits:\(lines.count - 1)\texposure_windows:\(windows.count)"), "\(verified.output)")
 
         // The text report says the same.
         let text = try s.run(["exposure", "check", s.dir.path("a.zip"), "--now", s.now])

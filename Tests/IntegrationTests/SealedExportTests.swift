@@ -145,6 +145,40 @@ import Testing
         #expect(try Self.verify(out, publicKey: try Self.nodeKey(venue).publicKey).status != 0)
     }
 
+    @Test func anExportToStandardOutputIsSignedWhereSignatureSays() throws {
+        let venue = try ExportDeliveryCommandTests.Venue { _ in "" }
+        defer { venue.dir.remove() }
+        let signature = venue.dir.path("stdout.csv.minisig")
+        let signed = try venue.run(["export", "--now", Self.now, "--signature", signature])
+        #expect(signed.status == 0, "\(signed.output)")
+        #expect(Self.mode(signature) == 0o600)
+        let saved = try venue.dir.write("stdout.csv", signed.stdout)
+        let node = try Self.nodeKey(venue)
+        let verified = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/minisign"), ["-Vm", saved, "-x", signature, "-P", node.publicKey])
+        #expect(verified.status == 0, "\(verified.output)")
+        #expect(verified.output.contains("visits:1"), "\(verified.output)")
+        #expect(FileManager.default.contents(atPath: saved) == (try venue.exportedCSV()))
+
+        // Without --signature, standard output has nowhere for it: said, and nothing is written.
+        let unsigned = try venue.run(["export", "--now", Self.now])
+        #expect(unsigned.status == 0)
+        #expect(unsigned.stderr.contains("the export is not signed: standard output has no file beside it"), "\(unsigned.stderr)")
+        // A file written with --output keeps its PATH.minisig unless --signature names another.
+        let out = venue.dir.path("mine.csv")
+        let elsewhere = venue.dir.path("elsewhere.minisig")
+        #expect(try venue.run(["export", "--now", Self.now, "--output", out, "--signature", elsewhere]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: out + ".minisig"))
+        let checked = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/minisign"), ["-Vm", out, "-x", elsewhere, "-P", node.publicKey])
+        #expect(checked.status == 0, "\(checked.output)")
+
+        // Mistakes are usage errors naming the option.
+        let withDelivery = try venue.run(["export", "--now", Self.now, "--deliver", "directory", "--signature", signature])
+        #expect(withDelivery.status == 64 && withDelivery.stderr.contains("--signature"), "\(withDelivery.output)")
+        let overItself = try venue.run(["export", "--now", Self.now, "--output", out, "--signature", out])
+        #expect(overItself.status == 64 && overItself.stderr.contains("--signature"), "\(overItself.output)")
+    }
+
     @Test func directoryDeliveryWritesOnlyTheSealedFileAndItsSignature() throws {
         var tracers: Tracers!
         let venue = try ExportDeliveryCommandTests.Venue { dir in

@@ -56,19 +56,23 @@ public struct ExportDocument: Sendable, Equatable {
     public var signatureFileName: String { fileName + ".minisig" }
 
     /// The signature's trusted comment (covered by the signature): when, which file, which
-    /// venue and node, which window, how many visits; tab-separated `key:value`, as minisign's own.
+    /// venue and node, which window, how many visits (and, for an export of the visits that
+    /// matched diagnosis keys, in how many exposure windows); tab-separated `key:value`, as
+    /// minisign's own.
     public static func trustedComment(
-        file: String, venue: VenueIdentity, nodeKey: String?, windowStart: Date, windowEnd: Date, visits: Int, generated: Date
+        file: String, venue: VenueIdentity, nodeKey: String?, windowStart: Date, windowEnd: Date, visits: Int, generated: Date,
+        exposureWindows: Int? = nil
     ) -> String {
         var fields = ["timestamp:\(Int(generated.timeIntervalSince1970))", "file:\(file)", "venue:\(venue.code)"]
         if let nodeKey { fields.append("node:\(nodeKey.replacingOccurrences(of: " ", with: ""))") }
         fields.append("window:\(UTCDate.iso(windowStart))/\(UTCDate.iso(windowEnd))")
         fields.append("visits:\(visits)")
+        if let exposureWindows { fields.append("exposure_windows:\(exposureWindows)") }
         return fields.joined(separator: "\t")
     }
 
     /// The untrusted comment: for people, not verified.
-    static func untrustedComment(venue: VenueIdentity, nodeKey: String?) -> String {
+    public static func untrustedComment(venue: VenueIdentity, nodeKey: String?) -> String {
         "signature from venue-beacon node of venue \(venue.code)" + (nodeKey.map { ", key fingerprint " + $0 } ?? "")
     }
 }
