@@ -1,4 +1,5 @@
 import Foundation
+import Herald
 import Testing
 @testable import Appliance
 
@@ -55,5 +56,44 @@ import Testing
         #expect(after < before / 2, "resident \(before) -> \(after) bytes")
         // Code paged out runs again: parse a maps line (code from this module and the stdlib).
         #expect(StartupCode.mappings(maps: "1000-2000 r-xp 0 0:0 1 /x", executable: "/x").count == 1)
+    }
+
+    /// When: at once when the radio first runs, again after it has run for the lifetime, then
+    /// never; the lifetime counts only time the radio ran without a break; nothing while it is
+    /// starting or unavailable, nor ever without a lifetime.
+    @Test func pagedOutWhenStartUpEndsAndOnceMoreAfterTheLifetime() {
+        enum Step { case radio(RadioCondition, at: Int), tick(at: Int) }
+        let t0 = ContinuousClock.now
+        func answers(_ schedule: inout StartupCodeSchedule, _ steps: [Step]) -> [Bool] {
+            steps.map { step in
+                switch step {
+                case .radio(let condition, let at): return schedule.radio(condition, now: t0 + .seconds(at))
+                case .tick(let at): return schedule.tick(now: t0 + .seconds(at))
+                }
+            }
+        }
+        var schedule = StartupCodeSchedule(lifetime: .seconds(60))
+        let steps: [(Step, Bool)] = [
+            (.radio(.starting, at: 0), false),
+            (.radio(.unavailable("no adapter"), at: 1), false),
+            (.tick(at: 100), false),
+            (.radio(.running, at: 100), true),  // start-up is over
+            (.radio(.partial(advertising: false, scanning: true), at: 101), false),  // still running
+            (.tick(at: 150), false),
+            // A break restarts the lifetime, and a restart is not a second start-up.
+            (.radio(.unavailable("reset"), at: 150), false),
+            (.radio(.running, at: 155), false),
+            (.tick(at: 200), false),
+            (.tick(at: 215), true),  // ran 60 s
+            (.tick(at: 400), false),
+            (.radio(.unavailable("reset"), at: 401), false),
+            (.radio(.running, at: 402), false),
+            (.tick(at: 1000), false),
+        ]
+        #expect(answers(&schedule, steps.map(\.0)) == steps.map(\.1))
+        #expect(schedule.pageOuts == 2)
+
+        var never = StartupCodeSchedule(lifetime: nil)
+        #expect(answers(&never, [.radio(.running, at: 0), .tick(at: 1000)]) == [false, false])
     }
 }

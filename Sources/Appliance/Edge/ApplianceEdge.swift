@@ -32,6 +32,7 @@ public final class ApplianceEdge: Sendable {
         /// Opening hours, as the radio loop says (open until it says otherwise).
         var open = true
         var lastWatchdog: ContinuousClock.Instant?
+        var startupCode = StartupCodeSchedule(lifetime: nil)
 
         /// What the status LED shows for this state.
         var status: NodeStatus { ApplianceEdge.status(radio: radio, clockSynchronised: clockSynchronised, open: open) }
@@ -45,10 +46,8 @@ public final class ApplianceEdge: Sendable {
 
     /// How often clock sync and the outbox are looked at.
     let tick: Duration
-    /// How long the radio runs before the executable's start-up code is paged out
-    /// (``StartupCode``); nil: never.
-    let startupCodeLifetime: Duration?
-    /// Pages it out (``StartupCode/pageOut()``; tests count the calls).
+    /// Pages the executable's start-up code out (``StartupCode/pageOut()``; tests count the
+    /// calls), when ``StartupCodeSchedule`` says.
     let pageOut: @Sendable () -> StartupCode.Report?
 
     /// Opens GPIO when `[gpio] enabled` (a problem is logged and the node runs without LEDs: it
@@ -93,13 +92,13 @@ public final class ApplianceEdge: Sendable {
         pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut
     ) {
         self.tick = tick
-        self.startupCodeLifetime = startupCodeLifetime
         self.pageOut = pageOut
         let notifier = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
         let delivery = ExportDelivery(settings: settings)
         let job = ExportJob(settings: settings, delivery: delivery, indicator: panel, prepare: { await diaryFlusher?.flush() })
         let state = self.state
+        state.withLock { $0.startupCode = StartupCodeSchedule(lifetime: startupCodeLifetime) }
         self.panel = panel
         self.job = job
         self.delivery = delivery
@@ -127,11 +126,13 @@ public final class ApplianceEdge: Sendable {
             status: { line in notify(["STATUS=" + line]) },
             radio: { condition in
                 // Recorded with or without LEDs: the housekeeping reads it too.
-                let status = state.withLock { s in
+                let (status, pagingOut) = state.withLock { s in
                     s.radio = condition
-                    return s.status
+                    return (s.status, s.startupCode.radio(condition, now: .now))
                 }
                 panel?.setStatus(status)
+                // Off the radio loop's thread: the madvise walks megabytes of pages.
+                if pagingOut { Task.detached { Self.pageOutStartupCode(pageOut, logger: logger) } }
             },
             open: { open in
                 let status = state.withLock { s in
@@ -209,15 +210,13 @@ public final class ApplianceEdge: Sendable {
     }
 
     private func housekeeping() async {
-        var runningSince: ContinuousClock.Instant?
-        var pageOutAfter = startupCodeLifetime  // nil once done
         while !Task.isCancelled {
             // Once synchronised, always: the diary's correction happens once (in the service).
             if !state.withLock({ $0.clockSynchronised }), await detectSync() {
                 state.withLock { $0.clockSynchronised = true }
                 logger.notice("the system clock is synchronised")
             }
-            let (radio, synced, status) = state.withLock { ($0.radio, $0.clockSynchronised, $0.status) }
+            let (synced, status, pagingOut) = state.withLock { ($0.clockSynchronised, $0.status, $0.startupCode.tick(now: .now)) }
             let now = Date()
             panel?.setStatus(status)
 
@@ -233,19 +232,7 @@ public final class ApplianceEdge: Sendable {
 
             await runScheduledExport(now: now, synchronised: synced)
 
-            if let lifetime = pageOutAfter {
-                switch radio {
-                case .running, .partial:
-                    let since = runningSince ?? ContinuousClock.now
-                    runningSince = since
-                    if ContinuousClock.now - since >= lifetime {
-                        pageOutAfter = nil
-                        pageOutStartupCode()
-                    }
-                case .starting, .unavailable:
-                    runningSince = nil
-                }
-            }
+            if pagingOut { Self.pageOutStartupCode(pageOut, logger: logger) }
 
             var wait = tick
             if let next = scheduledExport?.schedule.next(after: now) {
@@ -255,8 +242,8 @@ public final class ApplianceEdge: Sendable {
         }
     }
 
-    /// Once the node has run a while: what only start-up used leaves memory (``StartupCode``).
-    private func pageOutStartupCode() {
+    /// What only start-up used leaves memory (``StartupCode``), when ``StartupCodeSchedule`` says.
+    private static func pageOutStartupCode(_ pageOut: () -> StartupCode.Report?, logger: Logger) {
         guard let report = pageOut() else {
             logger.debug("start-up code: /proc/self/maps not readable; kept")
             return
