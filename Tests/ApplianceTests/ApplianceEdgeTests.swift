@@ -76,9 +76,10 @@ import VenueNode
         #expect(answers.withLock { $0 } == ["yes"])
     }
 
-    /// The start-up code is paged out when the radio first runs and once more after it has run
-    /// for the lifetime given; not while it is starting or unavailable (a node that never gets
-    /// its radio keeps its code warm for the retries). The schedule itself: StartupCodeTests.
+    /// The start-up code is paged out when the radio first runs after READY and once more after
+    /// it has run for the lifetime given; not while it is starting or unavailable (a node that
+    /// never gets its radio keeps its code warm for the retries). The schedule itself:
+    /// StartupCodeTests.
     @Test func startupCodeIsPagedOutWhenTheRadioRunsAndAfterItsLifetime() async throws {
         let dir = TemporaryDirectory("edge")
         let calls = Mutex(0)
@@ -95,6 +96,7 @@ import VenueNode
             try? await Task.sleep(for: .milliseconds(300))
             #expect(calls.withLock { $0 } == 0, "still starting")
             edge.hooks.radio(.unavailable("no adapter"))
+            edge.hooks.ready()  // up, and retrying
             try? await Task.sleep(for: .milliseconds(300))
             #expect(calls.withLock { $0 } == 0, "radio unavailable")
             edge.hooks.radio(.running)

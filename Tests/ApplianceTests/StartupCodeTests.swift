@@ -58,16 +58,17 @@ import Testing
         #expect(StartupCode.mappings(maps: "1000-2000 r-xp 0 0:0 1 /x", executable: "/x").count == 1)
     }
 
-    /// When: at once when the radio first runs, again after it has run for the lifetime, then
-    /// never; the lifetime counts only time the radio ran without a break; nothing while it is
-    /// starting or unavailable, nor ever without a lifetime.
+    /// When: at once when the radio first runs after READY, again after it has run for the
+    /// lifetime, then never; the lifetime counts only time the radio ran without a break; nothing
+    /// while it is starting or unavailable, nor ever without a lifetime.
     @Test func pagedOutWhenStartUpEndsAndOnceMoreAfterTheLifetime() {
-        enum Step { case radio(RadioCondition, at: Int), tick(at: Int) }
+        enum Step { case radio(RadioCondition, at: Int), ready, tick(at: Int) }
         let t0 = ContinuousClock.now
         func answers(_ schedule: inout StartupCodeSchedule, _ steps: [Step]) -> [Bool] {
             steps.map { step in
                 switch step {
                 case .radio(let condition, let at): return schedule.radio(condition, now: t0 + .seconds(at))
+                case .ready: return schedule.readySent()
                 case .tick(let at): return schedule.tick(now: t0 + .seconds(at))
                 }
             }
@@ -76,6 +77,7 @@ import Testing
         let steps: [(Step, Bool)] = [
             (.radio(.starting, at: 0), false),
             (.radio(.unavailable("no adapter"), at: 1), false),
+            (.ready, false),  // up without a controller: nothing ran yet
             (.tick(at: 100), false),
             (.radio(.running, at: 100), true),  // start-up is over
             (.radio(.partial(advertising: false, scanning: true), at: 101), false),  // still running
@@ -93,7 +95,11 @@ import Testing
         #expect(answers(&schedule, steps.map(\.0)) == steps.map(\.1))
         #expect(schedule.pageOuts == 2)
 
+        // The usual order: the radio runs, then READY; the lifetime counts from the radio.
+        var usual = StartupCodeSchedule(lifetime: .seconds(60))
+        #expect(answers(&usual, [.radio(.running, at: 0), .ready, .tick(at: 59), .tick(at: 60)]) == [false, true, false, true])
+
         var never = StartupCodeSchedule(lifetime: nil)
-        #expect(answers(&never, [.radio(.running, at: 0), .tick(at: 1000)]) == [false, false])
+        #expect(answers(&never, [.radio(.running, at: 0), .ready, .tick(at: 1000)]) == [false, false, false])
     }
 }

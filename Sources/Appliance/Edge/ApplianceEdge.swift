@@ -112,7 +112,12 @@ public final class ApplianceEdge: Sendable {
             do { try notifier.send(assignments) } catch { logger.warning("\(error)") }
         }
         hooks = ServiceHooks(
-            ready: { notify(["READY=1"]) },
+            ready: {
+                notify(["READY=1"])
+                if state.withLock({ $0.startupCode.readySent() }) {
+                    Task.detached { Self.pageOutStartupCode(pageOut, logger: logger) }
+                }
+            },
             watchdog: {
                 guard notifier != nil, let interval = watchdogInterval else { return }
                 let now = ContinuousClock.now

@@ -1,8 +1,9 @@
 import Herald
 
 /// When the node pages its start-up code out (``StartupCode``): at once when the radio first
-/// runs, because start-up is then over (the config, the argument parser, the diary's opening and
-/// migrations, the controller's set-up) and the crowd's memory has not arrived yet; and once more
+/// runs and the service has said READY, because start-up is then over (the config, the argument
+/// parser, the diary's opening and migrations, the controller's set-up, the notification) and the
+/// crowd's memory has not arrived yet (after READY, so that it does not delay it); and once more
 /// after the radio has run for `lifetime` (what only its first minute ran: the first
 /// connections, commits and checks). Never while the radio is starting or unavailable: a node
 /// that does not get its radio keeps its code warm for the retries.
@@ -16,6 +17,8 @@ struct StartupCodeSchedule {
     private(set) var pageOuts = 0
     /// Since when the radio has run without a break, until the second page-out.
     private var runningSince: ContinuousClock.Instant?
+    /// Whether the service has said READY.
+    private var ready = false
 
     init(lifetime: Duration?) {
         self.lifetime = lifetime
@@ -28,13 +31,25 @@ struct StartupCodeSchedule {
         case .running, .partial:
             guard runningSince == nil else { return false }
             runningSince = now
-            guard pageOuts == 0 else { return false }
-            pageOuts = 1
-            return true
+            return startUpOver()
         case .starting, .unavailable:
             runningSince = nil
             return false
         }
+    }
+
+    /// The service said READY (also when its controller failed: it is up and retrying); true:
+    /// page out now.
+    mutating func readySent() -> Bool {
+        ready = true
+        return startUpOver()
+    }
+
+    /// True once: the first time the radio runs after READY (or READY comes while it runs).
+    private mutating func startUpOver() -> Bool {
+        guard lifetime != nil, pageOuts == 0, ready, runningSince != nil else { return false }
+        pageOuts = 1
+        return true
     }
 
     /// Time passed; true: page out now (the radio has run for the lifetime since start-up).
