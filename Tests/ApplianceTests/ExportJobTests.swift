@@ -85,6 +85,39 @@ final class Gate: Sendable {
         #expect(dir.names(in: "outbox").isEmpty)
     }
 
+    /// An export too large for mail servers is refused at once, saying what to do, and never
+    /// queued (it would be retried for days); the USB stick still gets it.
+    @Test func anExportTooLargeToEmailIsRefusedAndTheStickStillGetsIt() async throws {
+        let dir = TemporaryDirectory("job")
+        try FileManager.default.createDirectory(atPath: dir.file("usb"), withIntermediateDirectories: true)
+        let settings = try settings(
+            dir,
+            export: "email = \"t@example.org\"\nsendmail = \"/bin/true\"\nplaintext = true\nmax_email_mb = 1\n"
+                + "directory = \"\(dir.file("usb"))\"\nrequire_mount = false\n")
+        // 740,000 bytes are 1,012,634 on the wire (base64 in lines of 76 and CRLF): over 1 MB.
+        let large = Fixture.document(csv: Data(repeating: UInt8(ascii: "a"), count: 740_000))
+        #expect(ExportEmail.attachmentBytes(large) == 1_012_634)
+        #expect(ExportEmail.attachmentBytes(Fixture.document(csv: Data(count: 57))) == 78)
+        let job = ExportJob(settings: settings, delivery: ExportDelivery(settings: settings), indicator: nil, makeDocument: { _ in large })
+        let run = try #require(await job.runIfIdle())
+        #expect(!run.succeeded)
+        let email = try #require(run.results.first { $0.target == .email }?.result)
+        guard case .failed(let reason) = email else {
+            Issue.record("the email was not refused: \(email)")
+            return
+        }
+        #expect(reason.contains("over 1.0 MB, more than export.max_email_mb (1 MB)"), "\(reason)")
+        #expect(reason.contains("--deliver directory"))
+        #expect(dir.names(in: "outbox").isEmpty)
+        #expect(run.results.first { $0.target == .directory }?.result.delivered == true)
+
+        // Under the limit the same email is queued for sendmail as usual.
+        let small = ExportJob(
+            settings: settings, delivery: ExportDelivery(settings: settings), indicator: nil,
+            makeDocument: { _ in Fixture.document(csv: Data(repeating: UInt8(ascii: "a"), count: 700_000)) })
+        #expect(try #require(await small.runIfIdle()).succeeded)
+    }
+
     /// The running service writes its diary before the document is made (``DiaryFlusher``).
     @Test func theDiaryIsFlushedBeforeTheDocumentIsMade() async throws {
         let dir = TemporaryDirectory("job")

@@ -47,6 +47,7 @@ import BLEHost
         #expect(s.diary.recordingDays == 31)
         #expect(s.diary.shareDays == 14)
         #expect(s.venue.payloadSize == 28)  // the worked example: 9 + 2 + 17
+        #expect(s.export.maxEmailMB == ExportSettings.defaultMaxEmailMB)
     }
 
     @Test func keywordsAndNumbers() throws {
@@ -257,6 +258,10 @@ import BLEHost
         let p = problems(Self.minimal + "\n[export]\noutbox = \"outbox\"\nretry_seconds = 600\nretry_max_seconds = 60\nrequire_mount = 1\n")
         #expect(p.map(\.key) == ["export.require_mount", "export.outbox", "export.retry_max_seconds"])
         #expect(p.last?.problem == "must be at least retry_seconds (600)")
+        #expect(s.export.maxEmailMB == 20)
+        let big = problems(Self.minimal + "\n[export]\nmax_email_mb = 0\n")
+        #expect(big.map(\.key) == ["export.max_email_mb"])
+        #expect(big.first?.problem == "must be a whole number of MB from 1 to 1000")
     }
 
     @Test func bluetoothAndHeraldDefaultsAreHeraldsAndLeaveAirtimeForWiFi() throws {

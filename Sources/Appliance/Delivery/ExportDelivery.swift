@@ -105,6 +105,9 @@ public final class ExportDelivery: Sendable {
         guard !settings.refusesPlaintextEmail || document.sealed else {
             return .failed(ExportSettings.plaintextRefused)
         }
+        if let tooLarge = Self.tooLargeToEmail(document, maxMB: settings.maxEmailMB) {
+            return .failed(tooLarge)
+        }
         let messageID = ExportEmail.newMessageID(for: document, from: settings.from)
         // "=_" cannot occur in base64 or quoted-printable text, so the boundary never collides.
         let boundary = "=_venue-beacon_" + Hex.encode((0..<12).map { _ in UInt8.random(in: 0...255) })
@@ -123,6 +126,16 @@ public final class ExportDelivery: Sendable {
         case .notStored(let reason):
             return .failed(reason)
         }
+    }
+
+    /// Why `document` cannot be emailed under `max_email_mb`, and what to do instead; nil: it fits.
+    static func tooLargeToEmail(_ document: ExportDocument, maxMB: Int) -> String? {
+        let bytes = ExportEmail.attachmentBytes(document)
+        guard bytes > maxMB * 1_000_000 else { return nil }
+        let size = String(format: "%.1f", Double(bytes) / 1_000_000)
+        return "the export of \(document.visits) visits would make an email of over \(size) MB, more than export.max_email_mb "
+            + "(\(maxMB) MB) and more than mail servers take: deliver it to a USB stick (export.directory, "
+            + "`venue-beacon export --deliver directory`), or email fewer days (`venue-beacon export --deliver email --days N`)"
     }
 
     private func writeToDirectory(_ document: ExportDocument) async -> DeliveryResult {

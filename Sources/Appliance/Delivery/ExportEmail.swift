@@ -70,6 +70,16 @@ public struct ExportEmail: Sendable, Equatable {
         bytes = Data(lines.joined(separator: "\n").utf8)
     }
 
+    /// The size of the export's attachments as they go on the wire: base64 in lines of 76
+    /// characters, each ended by CRLF (headers and the note add a few KB more).
+    static func attachmentBytes(_ document: ExportDocument) -> Int {
+        func onTheWire(_ count: Int) -> Int {
+            let base64 = (count + 2) / 3 * 4
+            return base64 + (base64 + 75) / 76 * 2
+        }
+        return onTheWire(document.content.count) + onTheWire(document.signature?.utf8.count ?? 0)
+    }
+
     /// The covering note a contact tracer reads.
     static func body(_ document: ExportDocument) -> String {
         let venue = document.venue

@@ -19,6 +19,10 @@ public struct ExportSettings: Sendable, Equatable {
     public var retrySeconds: Int
     /// The longest wait between retries.
     public var retryMaxSeconds: Int
+    /// `max_email_mb`: the largest export email, in MB (10⁶ bytes) as it goes on the wire. Mail
+    /// servers refuse larger messages (25 MB is a common limit, base64 included); a larger
+    /// export is refused at once with what to do instead, rather than retried for days.
+    public var maxEmailMB: Int = defaultMaxEmailMB
     /// `recipients`: the contact tracers' age X25519 public keys. With any, every export leaving
     /// the node is sealed to all of them.
     public var ageRecipients: [AgeRecipient] = []
@@ -30,6 +34,7 @@ public struct ExportSettings: Sendable, Equatable {
     public var signingKey: String = defaultSigningKey
 
     public static let defaultSigningKey = "/var/lib/venue-beacon/node-signing.key"
+    public static let defaultMaxEmailMB = 20
 
     /// Where the scheduled export remembers the last time it ran for: beside the signing key,
     /// in the state directory.
@@ -96,6 +101,7 @@ public struct ExportSettings: Sendable, Equatable {
             }
         }.compactMap { try? AgeRecipient.parse($0).get() }
         let plaintext = s.bool("plaintext", default: false)
+        let maxEmailMB = s.int("max_email_mb", default: defaultMaxEmailMB, range: 1...1000, unit: "MB") ?? defaultMaxEmailMB
         var schedule: ExportSchedule?
         _ = s.string("schedule", default: nil) { text in
             switch ExportSchedule.parse(text) {
@@ -116,7 +122,7 @@ public struct ExportSettings: Sendable, Equatable {
         return ExportSettings(
             email: email.trimmingCharacters(in: .whitespaces), from: from, sendmail: sendmail, directory: directory,
             requireMount: requireMount, outbox: outbox, retrySeconds: retry, retryMaxSeconds: max(retry, retryMax),
-            ageRecipients: ageRecipients, plaintext: plaintext, schedule: schedule, signingKey: signingKey)
+            maxEmailMB: maxEmailMB, ageRecipients: ageRecipients, plaintext: plaintext, schedule: schedule, signingKey: signingKey)
     }
 
     var toml: String {
@@ -131,6 +137,7 @@ public struct ExportSettings: Sendable, Equatable {
             ("retry_max_seconds", String(retryMaxSeconds), ""),
             ("recipients", "[" + ageRecipients.map { TOMLText.quote($0.description) }.joined(separator: ", ") + "]", ""),
             ("plaintext", String(plaintext), ""),
+            ("max_email_mb", String(maxEmailMB), ""),
             ("schedule", schedule.map { TOMLText.quote($0.description) }, "no scheduled export"),
             ("signing_key", TOMLText.quote(signingKey), ""),
         ])
