@@ -111,12 +111,14 @@ public final class ApplianceEdge: Sendable {
             guard let notifier else { return }
             do { try notifier.send(assignments) } catch { logger.warning("\(error)") }
         }
+        /// Off the radio loop's thread: the madvise walks megabytes of pages.
+        @Sendable func pageOutSoon() {
+            Task.detached { Self.pageOutStartupCode(pageOut, logger: logger) }
+        }
         hooks = ServiceHooks(
             ready: {
                 notify(["READY=1"])
-                if state.withLock({ $0.startupCode.readySent() }) {
-                    Task.detached { Self.pageOutStartupCode(pageOut, logger: logger) }
-                }
+                if state.withLock({ $0.startupCode.readySent() }) { pageOutSoon() }
             },
             watchdog: {
                 guard notifier != nil, let interval = watchdogInterval else { return }
@@ -136,8 +138,7 @@ public final class ApplianceEdge: Sendable {
                     return (s.status, s.startupCode.radio(condition, now: .now))
                 }
                 panel?.setStatus(status)
-                // Off the radio loop's thread: the madvise walks megabytes of pages.
-                if pagingOut { Task.detached { Self.pageOutStartupCode(pageOut, logger: logger) } }
+                if pagingOut { pageOutSoon() }
             },
             open: { open in
                 let status = state.withLock { s in

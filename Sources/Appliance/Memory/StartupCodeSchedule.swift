@@ -26,7 +26,7 @@ struct StartupCodeSchedule {
 
     /// The radio's condition changed; true: page out now.
     mutating func radio(_ condition: RadioCondition, now: ContinuousClock.Instant) -> Bool {
-        guard lifetime != nil, pageOuts < 2 else { return false }
+        guard pageOuts < 2 else { return false }
         switch condition {
         case .running, .partial:
             guard runningSince == nil else { return false }
