@@ -19,6 +19,7 @@
 //   Exposure      published GAEN diagnosis keys matched against the diary
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
+import Foundation
 import PackageDescription
 
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
@@ -26,6 +27,25 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let toml: Target.Dependency = .product(name: "TOMLKit", package: "TOMLKit")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+
+// The libgpiod found at build time picks the GPIO backend (Sources/Appliance/GPIO): 1.x (bookworm)
+// builds GPIOBackendV1, 2.x (trixie) GPIOBackendV2, whose API is incompatible. Asked of pkg-config,
+// as the CGPIOD target is, so PKG_CONFIG_PATH (cross builds) counts; without pkg-config or an
+// answer, 1.x.
+let gpiodMajorVersion: Int = {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    pkgConfig.arguments = ["pkg-config", "--modversion", "libgpiod"]
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    pkgConfig.standardError = FileHandle.nullDevice
+    guard (try? pkgConfig.run()) != nil else { return 1 }
+    let version = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    pkgConfig.waitUntilExit()
+    guard pkgConfig.terminationStatus == 0 else { return 1 }
+    return Int(version.prefix(while: { $0.isASCII && $0.isNumber })) ?? 1
+}()
+let gpiodSettings: [SwiftSetting] = gpiodMajorVersion >= 2 ? [.define("GPIOD_V2")] : []
 
 let package = Package(
     name: "venue-beacon",
@@ -63,7 +83,8 @@ let package = Package(
         .target(name: "AirTransport", dependencies: ["BLEHost", "BLETransport", "Simulation"]),
         // Exposure Notification key files matched against the diary (docs/exposure.md).
         .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto]),
-        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto]),
+        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto],
+            swiftSettings: gpiodSettings),
         .executableTarget(
             name: "venue-beacon", dependencies: ["Appliance", "Exposure", "VenueDiary", "VenueNode", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
             linkerSettings: [

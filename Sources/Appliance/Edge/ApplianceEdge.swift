@@ -53,7 +53,7 @@ public final class ApplianceEdge: Sendable {
     /// Opens GPIO when `[gpio] enabled` (a problem is logged and the node runs without LEDs: it
     /// keeps recording visits), finds the notify socket, and builds the hooks.
     public static func start(
-        settings: Settings, logger: Logger, gpio: any GPIOBackend = GPIOBackendV1(), detector: ClockSyncDetector = .system,
+        settings: Settings, logger: Logger, gpio: any GPIOBackend = GPIOBackendSystem(), detector: ClockSyncDetector = .system,
         environment: [String: String] = ProcessInfo.processInfo.environment, tick: Duration = .seconds(10),
         diaryFlusher: DiaryFlusher? = nil, startupCodeLifetime: Duration? = .seconds(60),
         pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut

@@ -4,10 +4,12 @@ import Glibc
 /// The only door to the GPIO hardware. Everything above it (LED patterns, debouncing, the
 /// panel thread) is plain logic; everything below it is one libgpiod major version.
 ///
-/// Supported: libgpiod 1.x (Raspberry Pi OS / Debian bookworm, `libgpiod2` 1.6) through
-/// ``GPIOBackendV1``. libgpiod 2.x (trixie, `libgpiod3`) changed the API incompatibly (request
-/// objects, no `gpiod_chip_open_lookup`): a `GPIOBackendV2` implementing this protocol against
-/// a `CGPIOD2` system-library target is where it would go; nothing else needs to change.
+/// Two implementations, one per libgpiod API, and a build compiles exactly one of them:
+/// ``GPIOBackendV1`` for libgpiod 1.x (Raspberry Pi OS / Debian bookworm, `libgpiod2` 1.6) and
+/// `GPIOBackendV2` for libgpiod 2.x (trixie, `libgpiod3` 2.2: chips opened by path, line
+/// requests, edge event buffers). Package.swift asks `pkg-config --modversion libgpiod` and
+/// defines `GPIOD_V2` for 2.x; both include the same `<gpiod.h>` through `CGPIOD`.
+/// ``GPIOBackendSystem`` names the one that was built.
 public protocol GPIOBackend: Sendable {
     /// Opens a chip by name (`gpiochip0`), path (`/dev/gpiochip0`) or label (`pinctrl-rp1`,
     /// which survives the Pi 5 renumbering).
@@ -15,6 +17,14 @@ public protocol GPIOBackend: Sendable {
     /// The chips that exist, for error messages.
     func availableChips() -> [GPIOChipInfo]
 }
+
+#if GPIOD_V2
+/// The backend for the libgpiod this build was made against (2.x).
+public typealias GPIOBackendSystem = GPIOBackendV2
+#else
+/// The backend for the libgpiod this build was made against (1.x).
+public typealias GPIOBackendSystem = GPIOBackendV1
+#endif
 
 /// An open chip. Lines requested from it are released when it is closed. Used by one thread.
 public protocol GPIOChip: AnyObject {

@@ -1,11 +1,15 @@
+#if !GPIOD_V2
 import CGPIOD
 import Foundation
 import Glibc
 
-/// ``GPIOBackend`` on libgpiod 1.x (1.6 on Raspberry Pi OS bookworm). Every libgpiod call of
-/// the product is in this file.
+/// ``GPIOBackend`` on libgpiod 1.x (1.6 on Raspberry Pi OS bookworm). Built when the libgpiod
+/// found at build time is 1.x (Package.swift); every libgpiod call of such a build is in this file.
 public struct GPIOBackendV1: GPIOBackend {
     public init() {}
+
+    /// The libgpiod major version this backend is written for.
+    public static let majorVersion = 1
 
     /// The libgpiod the process loaded, e.g. "1.6.3".
     public static var libraryVersion: String { String(cString: gpiod_version_string()) }
@@ -141,3 +145,4 @@ final class ButtonV1: GPIOButtonInput {
         }
     }
 }
+#endif
