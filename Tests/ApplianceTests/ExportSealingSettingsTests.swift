@@ -63,4 +63,14 @@ import Testing
         #expect(p.first { $0.key == "export.signing_key" }?.problem.contains("absolute path") == true)
         #expect(p.first { $0.key == "export.plaintext" }?.problem == "must be true or false")
     }
+
+    @Test func aWeakRecipientIsRefusedBesideARealOne() {
+        let weak = AgeRecipient(publicKey: SealingTests.bytes(hex: SealingTests.weakKeys["order 8"]!)).description
+        let real = AgeIdentity.generate().recipient.description
+        let p = problems("email = \"t@example.org\"\nrecipients = [\"\(real)\", \"\(weak)\"]")
+        let problem = p.first { $0.key == "export.recipients" }
+        #expect(p.count == 1)
+        #expect(problem?.value == "\"\(weak)\"")
+        #expect(problem?.problem.contains("weak key (a low-order X25519 point)") == true)
+    }
 }

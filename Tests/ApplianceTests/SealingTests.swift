@@ -45,6 +45,50 @@ import Testing
         #expect(AgeRecipient.parse(Bech32.encode(hrp: "age", data: Array(repeating: 1, count: 16))) == .failure(.wrongLength(16)))
     }
 
+    /// Low-order X25519 points and other encodings of them (u ≥ p, the ignored top bit set):
+    /// every shared secret with one is all zeros, so a file sealed to it opens for anyone.
+    static let weakKeys: [String: String] = [
+        "zero": "0000000000000000000000000000000000000000000000000000000000000000",
+        "one": "0100000000000000000000000000000000000000000000000000000000000000",
+        "p - 1": "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "order 8": "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+        "order 8, the other": "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+        "p (zero)": "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "p + 1 (one)": "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "zero, top bit set": "0000000000000000000000000000000000000000000000000000000000000080",
+        "order 8, top bit set": "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b880",
+    ]
+
+    static func bytes(hex: String) -> [UInt8] {
+        stride(from: 0, to: hex.count, by: 2).map { i in
+            UInt8(hex[hex.index(hex.startIndex, offsetBy: i)..<hex.index(hex.startIndex, offsetBy: i + 2)], radix: 16)!
+        }
+    }
+
+    @Test(arguments: weakKeys.sorted { $0.key < $1.key })
+    func weakRecipientsAreRefusedAsAgeRefusesThem(name: String, hex: String) throws {
+        let weak = AgeRecipient(publicKey: Self.bytes(hex: hex))
+        #expect(AgeRecipient.parse(weak.description) == .failure(.lowOrder), "\(name)")
+        #expect(AgeKeyProblem.lowOrder.description.contains("weak key"))
+        // Debian's age refuses the same key: these are the class, not our invention.
+        let dir = TemporaryDirectory("weak-age")
+        FileManager.default.createFile(atPath: dir.file("p"), contents: Data("visit".utf8))
+        #expect(try runProgram(Self.age, ["-r", weak.description, "-o", dir.file("p.age"), dir.file("p")]).status != 0, "\(name)")
+        // Beside a real key, the writer still refuses, before writing a byte.
+        var written: [UInt8] = []
+        #expect(throws: AgeWriterError.weakRecipient(weak)) {
+            _ = try AgeWriter(recipients: [AgeIdentity.generate().recipient, weak]) { written += $0 }
+        }
+        #expect(written.isEmpty)
+    }
+
+    @Test func realKeysAreNotMistakenForWeakOnes() throws {
+        for _ in 0..<200 {
+            let recipient = AgeIdentity.generate().recipient
+            #expect(try AgeRecipient.parse(recipient.description).get() == recipient)
+        }
+    }
+
     // MARK: age
 
     /// Seals `plaintext` with our writer (handed in pieces of `piece` bytes) to fresh age-keygen keys.

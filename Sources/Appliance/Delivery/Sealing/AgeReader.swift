@@ -114,7 +114,8 @@ public enum AgeReader {
             throw Problem.malformedHeader
         }
         let secret = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: identity.secretKey)
-        let shared = try secret.sharedSecretFromKeyAgreement(with: Curve25519.KeyAgreement.PublicKey(rawRepresentation: shareBytes))
+        // A low-order share gives an all-zero secret: the age spec says abort.
+        guard let shared = try? X25519.sharedSecret(secret, shareBytes) else { throw Problem.malformedHeader }
         let wrapKey = shared.hkdfDerivedSymmetricKey(
             using: SHA256.self, salt: shareBytes + identity.recipient.publicKey, sharedInfo: Array("age-encryption.org/v1/X25519".utf8),
             outputByteCount: 32)

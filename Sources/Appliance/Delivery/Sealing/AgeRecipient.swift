@@ -16,6 +16,8 @@ public struct AgeRecipient: Sendable, Equatable, CustomStringConvertible {
             guard hrp == "age" else { return .failure(.notAnAgeKey) }
             guard data.count == 32 else { return .failure(.wrongLength(data.count)) }
             guard (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: data)) != nil else { return .failure(.wrongLength(data.count)) }
+            // Any scalar will do: a low-order point gives all zeros with every one.
+            guard (try? X25519.sharedSecret(Curve25519.KeyAgreement.PrivateKey(), data)) != nil else { return .failure(.lowOrder) }
             return .success(AgeRecipient(publicKey: data))
         }
     }
@@ -59,12 +61,31 @@ public enum AgeKeyProblem: Error, Equatable, CustomStringConvertible {
     case notAnAgeKey
     case bech32(Bech32.Problem)
     case wrongLength(Int)
+    /// A low-order point (0, 1, p − 1, an order-8 point, or another encoding of one): every
+    /// shared secret with it is all zeros, so anything sealed to it opens for anyone.
+    case lowOrder
 
     public var description: String {
         switch self {
         case .notAnAgeKey: "is not an age public key (age1…, as age-keygen prints it)"
         case .bech32(let problem): "is not a valid age public key: it \(problem)"
         case .wrongLength(let n): "is not an X25519 age public key (it holds \(n) bytes, not 32)"
+        case .lowOrder:
+            "is a weak key (a low-order X25519 point): an export sealed to it would open for anyone; "
+                + "ask the contact tracers for the key age-keygen made (age -r refuses this one too)"
         }
+    }
+}
+
+/// X25519 as age uses it: the spec requires refusing an all-zero shared secret, which is what a
+/// low-order public key or share gives with every scalar.
+enum X25519 {
+    /// Thrown for an all-zero shared secret.
+    struct LowOrderPoint: Error {}
+
+    static func sharedSecret(_ privateKey: Curve25519.KeyAgreement.PrivateKey, _ publicKey: [UInt8]) throws -> SharedSecret {
+        let shared = try privateKey.sharedSecretFromKeyAgreement(with: Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey))
+        guard shared.withUnsafeBytes({ $0.contains { $0 != 0 } }) else { throw LowOrderPoint() }
+        return shared
     }
 }

@@ -17,6 +17,18 @@ import Foundation
 /// HKDF-SHA256(shared secret, salt = share ‖ recipient, "age-encryption.org/v1/X25519"));
 /// the header's HMAC-SHA256 under HKDF(file key, "", "header"); a 16-byte nonce; the payload
 /// under HKDF(file key, nonce, "payload").
+/// Why nothing was sealed.
+public enum AgeWriterError: Error, Equatable, CustomStringConvertible {
+    /// The recipient is a low-order point: the shared secret would be all zeros.
+    case weakRecipient(AgeRecipient)
+
+    public var description: String {
+        switch self {
+        case .weakRecipient(let key): "refusing to seal to \(key): it \(AgeKeyProblem.lowOrder)"
+        }
+    }
+}
+
 public final class AgeWriter {
     public static let chunkSize = 64 * 1024
 
@@ -82,8 +94,13 @@ public final class AgeWriter {
     static func x25519Stanza(fileKey: SymmetricKey, recipient: AgeRecipient) throws -> String {
         let ephemeral = Curve25519.KeyAgreement.PrivateKey()
         let share = Array(ephemeral.publicKey.rawRepresentation)
-        let theirs = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: recipient.publicKey)
-        let shared = try ephemeral.sharedSecretFromKeyAgreement(with: theirs)
+        let shared: SharedSecret
+        do {
+            shared = try X25519.sharedSecret(ephemeral, recipient.publicKey)
+        } catch is X25519.LowOrderPoint {
+            // AgeRecipient.parse refuses such keys; this is the last line for one built otherwise.
+            throw AgeWriterError.weakRecipient(recipient)
+        }
         let wrapKey = shared.hkdfDerivedSymmetricKey(
             using: SHA256.self, salt: share + recipient.publicKey, sharedInfo: Array("age-encryption.org/v1/X25519".utf8),
             outputByteCount: 32)
