@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Appliance
+import VenueNode
 
 /// Config files written by mistake or with intent: control characters, unusable diary paths,
 /// plain-HTTP URLs, huge values and huge files.
@@ -84,5 +85,84 @@ import Testing
         } catch {
             #expect(error.description == "\(path): the file is 209715200 bytes; a config file is at most 1048576 bytes (a few KB is usual)")
         }
+    }
+
+    /// What `Settings.load` says about `config`, or "" when it loads.
+    func loadProblem(_ config: String) -> String {
+        do {
+            _ = try Settings.load(path: config)
+            return ""
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func aConfigOrSendmailOthersCouldChangeIsRefusedSayingWhichFileAndMode() throws {
+        let dir = TemporaryDirectory("trusted")
+        let sendmail = dir.script("sendmail", "cat >/dev/null")
+        let config = dir.file("c.toml")
+        try (SettingsTests.minimal + "\n[export]\nemail = \"t@example.org\"\nsendmail = \"\(sendmail)\"\n")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(loadProblem(config) == "")
+
+        chmod(config, 0o666)
+        #expect(loadProblem(config) == "\(config): refusing a config file others can change: \(config) is writable by its group and others (mode 0666), who could change what runs as root: chmod go-w \(config)")
+        chmod(config, 0o646)
+        #expect(loadProblem(config).contains("\(config) is writable by others (mode 0646)"))
+        chmod(config, 0o644)
+
+        chmod(sendmail, 0o757)
+        #expect(loadProblem(config) == "\(config): export.sendmail = \"\(sendmail)\": \(sendmail) is writable by others (mode 0757), who could change what runs as root: chmod go-w \(sendmail) (the program that hands export emails on, run as the user of venue-beacon: msmtp-mta's /usr/sbin/sendmail, say)")
+        chmod(sendmail, 0o755)
+
+        // A directory on the way that others may write to could swap either file; a sticky one cannot.
+        chmod(dir.path, 0o777)
+        let both = loadProblem(config)
+        #expect(both.contains("\(config): refusing a config file others can change: \(dir.path) is writable by its group and others (mode 0777)"))
+        #expect(both.contains("export.sendmail = \"\(sendmail)\": \(dir.path) is writable"))
+        chmod(dir.path, 0o1777)
+        #expect(loadProblem(config) == "")
+        chmod(dir.path, 0o755)
+
+        // A file another user owns: that user decides what runs.
+        #expect(chown(sendmail, 4321, 0) == 0)
+        #expect(loadProblem(config).contains("\(sendmail) belongs to uid 4321, who could change what runs as this user (root)"))
+        #expect(chown(sendmail, 0, 0) == 0)
+        chmod(sendmail, 0o755)
+
+        // A link is judged by what it names, and the link's own directory.
+        let link = dir.file("link")
+        #expect(symlink(sendmail, link) == 0)
+        try (SettingsTests.minimal + "\n[export]\nemail = \"t@example.org\"\nsendmail = \"\(link)\"\n").write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(loadProblem(config) == "")
+        chmod(sendmail, 0o777)
+        #expect(loadProblem(config).contains("\(sendmail) is writable by its group and others (mode 0777)"))
+        chmod(sendmail, 0o755)
+    }
+
+    @Test func aSendmailThatCannotRunFailsConfigCheckOnlyWhenEmailIsOn() throws {
+        let dir = TemporaryDirectory("sendmail")
+        let config = dir.file("c.toml")
+        FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8), attributes: [.posixPermissions: 0o644])
+        for (sendmail, expected) in [
+            (dir.file("missing"), "\(dir.file("missing")) does not exist"),
+            (dir.path, "\(dir.path) is not a regular file"),
+            (dir.file("plain"), "\(dir.file("plain")) is not executable"),
+        ] {
+            try (SettingsTests.minimal + "\n[export]\nemail = \"t@example.org\"\nsendmail = \"\(sendmail)\"\n")
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            #expect(loadProblem(config).hasPrefix("\(config): export.sendmail = \"\(sendmail)\": \(expected)"), "\(loadProblem(config))")
+            // Without an address, sendmail is never run.
+            try (SettingsTests.minimal + "\n[export]\nsendmail = \"\(sendmail)\"\n").write(toFile: config, atomically: true, encoding: .utf8)
+            #expect(loadProblem(config) == "")
+        }
+    }
+
+    @Test func sevenClosedDaysAreSaid() throws {
+        let days = Schedule.weekdays.map { "\($0) = \"closed\"" }.joined(separator: "\n")
+        let closed = try Settings.parse(SettingsTests.minimal + "\n[schedule]\n" + days + "\n", file: "t")
+        #expect(closed.notes.contains { $0.contains("\"closed\" on all seven days: the node will never advertise or record") })
+        let open = try Settings.parse(SettingsTests.minimal + "\n[schedule]\n" + days.replacingOccurrences(of: "sunday = \"closed\"", with: "sunday = \"open\"") + "\n", file: "t")
+        #expect(!open.notes.contains { $0.contains("seven days") })
     }
 }

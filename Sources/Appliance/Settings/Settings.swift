@@ -61,9 +61,21 @@ public struct Settings: Sendable, Equatable {
             throw fail(reason)
         }
         let settings = try parse(text, file: path)
-        if let problem = Self.directoryProblem(forFileAt: settings.diary.path) {
-            throw ConfigError([ConfigProblem(file: path, key: "diary.path", value: TOMLText.quote(settings.diary.path), problem: problem)])
+        var problems: [ConfigProblem] = []
+        // The config decides which program runs (export.sendmail), so only its owner may change it.
+        if let problem = TrustedFile.problem(path) {
+            problems.append(ConfigProblem(file: path, key: nil, value: nil, problem: "refusing a config file others can change: " + problem))
         }
+        if !settings.export.email.isEmpty, let problem = TrustedFile.problem(settings.export.sendmail, program: true) {
+            problems.append(
+                ConfigProblem(
+                    file: path, key: "export.sendmail", value: TOMLText.quote(settings.export.sendmail),
+                    problem: problem + " (the program that hands export emails on, run as the user of venue-beacon: msmtp-mta's /usr/sbin/sendmail, say)"))
+        }
+        if let problem = Self.directoryProblem(forFileAt: settings.diary.path) {
+            problems.append(ConfigProblem(file: path, key: "diary.path", value: TOMLText.quote(settings.diary.path), problem: problem))
+        }
+        guard problems.isEmpty else { throw ConfigError(problems) }
         return settings
     }
 
@@ -152,6 +164,9 @@ extension Settings {
         if diary.recordingDays == 0 { notes.append("diary.recording_days = 0: nothing will be recorded") }
         if diary.shareDays == 0 { notes.append("diary.share_days = 0: exports will refuse to share anything") }
         if export.recipients.isEmpty { notes.append("export.email is empty: exports cannot be emailed") }
+        if let schedule, schedule.days.allSatisfy(\.isEmpty) {
+            notes.append("[schedule] says \"closed\" on all seven days: the node will never advertise or record (leave [schedule] out to run around the clock)")
+        }
         return notes
     }
 }
