@@ -63,7 +63,7 @@ struct ExportCommand: AsyncParsableCommand {
         if deliver != nil && signature != nil {
             throw ValidationError("--deliver signs what it delivers, beside it: leave out --signature")
         }
-        if let signature, signature == "-" || signature == output {
+        if let signature, signature == "-" || signature == output || (output != "-" && OutputFile.sameFile(signature, output)) {
             throw ValidationError("--signature \(signature): name a file other than the export's")
         }
         if !exposures.isEmpty && deliver != nil {
@@ -91,7 +91,7 @@ struct ExportCommand: AsyncParsableCommand {
         try reportingFailures(diary: settings.diary.path) {
             let window = try DiaryExport.window(shareWindow ?? settings.diarySettings.shareWindow, now: now.time)
             let store = try DiaryStore(path: settings.diary.path, readOnly: true)
-            let file = try OutputFile(output)
+            let file = try OutputFile(output, protecting: protectedFiles(settings))
             do {
                 let sealer = try ExportSealer(sealing: sealing, output: file.write)
                 let summary = try DiaryExport.export(
@@ -106,7 +106,7 @@ struct ExportCommand: AsyncParsableCommand {
                     untrustedComment: ExportDocument.untrustedComment(venue: settings.venue, nodeKey: sealing.key?.fingerprint))
                 try file.commit()
                 if output != "-" { Console.error("exported \(summary.visits) visits to \(output)\(Self.sealedNote(sealing))") }
-                try writeSignature(signed, key: sealing.key)
+                try writeSignature(signed, key: sealing.key, settings: settings)
                 warnAboutClock(summary)
             } catch {
                 file.abandon()
@@ -133,6 +133,14 @@ struct ExportCommand: AsyncParsableCommand {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
+    /// What --output and --signature must never replace: the diary and SQLite's files beside
+    /// it, the node's key (its identity), the config, and the key files this export reads.
+    func protectedFiles(_ settings: Settings) -> [ProtectedFile] {
+        ProtectedFile.diary(settings.diary.path)
+            + [ProtectedFile(settings.export.signingKey, role: "the node's signing key"), ProtectedFile(options.path, role: "the config file")]
+            + exposures.map { ProtectedFile($0, role: "a key file this export reads") }
+    }
+
     /// The export's name in its signed comment: the file's, or `-` for standard output.
     var outputName: String { (output as NSString).lastPathComponent }
 
@@ -144,13 +152,13 @@ struct ExportCommand: AsyncParsableCommand {
     /// Writes the export's signature (nil: the node's key was not readable, already said) to
     /// --signature, or beside a file written with --output; an export to standard output or a
     /// device without --signature is unsigned, and that is said too.
-    func writeSignature(_ signed: String?, key: NodeSigningKey?) throws {
+    func writeSignature(_ signed: String?, key: NodeSigningKey?, settings: Settings) throws {
         guard let signed else { return }
         guard let path = signature ?? (Self.isRegularFileTarget(output) ? output + ".minisig" : nil) else {
             Console.error("the export is not signed: \(output == "-" ? "standard output" : output) has no file beside it for the signature (--signature PATH writes one)")
             return
         }
-        let file = try OutputFile(path)
+        let file = try OutputFile(path, protecting: protectedFiles(settings) + [ProtectedFile(output, role: "the export")])
         do {
             try file.write(Array(signed.utf8))
             try file.commit()
@@ -186,7 +194,7 @@ extension ExportCommand {
                 bytes = Array("{\"windows\": \(windows),".utf8) + export.drop(while: { $0 != UInt8(ascii: "{") }).dropFirst()
             }
             // Sealed like any export when recipients are configured.
-            let file = try OutputFile(output)
+            let file = try OutputFile(output, protecting: protectedFiles(settings))
             let signed: String?
             do {
                 let sealer = try ExportSealer(sealing: sealing, output: file.write)
@@ -206,7 +214,7 @@ extension ExportCommand {
             if output != "-" {
                 Console.error("exported \(visits.count) matched visits in \(report.windows.count) windows to \(output)\(Self.sealedNote(sealing))")
             }
-            try writeSignature(signed, key: sealing.key)
+            try writeSignature(signed, key: sealing.key, settings: settings)
         }
     }
 }

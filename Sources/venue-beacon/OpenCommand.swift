@@ -39,7 +39,9 @@ struct OpenCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.noInput)
             }
             defer { try? handle.close() }
-            let out = try reportingFailures { try OutputFile(output) }
+            let out = try reportingFailures {
+                try OutputFile(output, protecting: [ProtectedFile(file, role: "the sealed file"), ProtectedFile(identity, role: "the identity file")])
+            }
             do {
                 // Chunks are passed on only once authenticated; a later failure abandons the file.
                 try AgeReader.open(identity: candidate, read: { Array(handle.readData(ofLength: $0)) }, output: out.write)

@@ -71,9 +71,71 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         let r = try venue.run(["export", "--days", "all", "--output", link])
         #expect(r.status == 73)
-        #expect(r.stderr.contains("refusing to write the export to \(link): it is a symbolic link"))
+        #expect(r.stderr.contains("refusing to write to \(link): it is a symbolic link"))
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
         #expect(Self.mode(link) & S_IFMT == S_IFLNK)
+    }
+
+    @Test func outputsNeverReplaceTheDiaryTheNodeKeyTheConfigOrAnInput() throws {
+        let keys = try TemporaryDirectory("keys")
+        defer { keys.remove() }
+        let key = keys.path("node-signing.key")
+        let venue = try Self.replayed("[export]\nsigning_key = \"\(key)\"")
+        defer { venue.dir.remove() }
+        // The first signed export makes the node's key.
+        #expect(try venue.run(["export", "--days", "all", "--output", venue.dir.path("first.csv")]).status == 0)
+        try #require(FileManager.default.fileExists(atPath: key))
+        func contents() -> [Data?] { [venue.diary, key, venue.config].map { FileManager.default.contents(atPath: $0) } }
+        let before = contents()
+
+        // The same files by other names: a hard link, a path through "..".
+        try #require(link(venue.diary, venue.dir.path("alias.csv")) == 0)
+        try FileManager.default.createDirectory(atPath: venue.dir.path("sub"), withIntermediateDirectories: true)
+        let cases: [(path: String, role: String)] = [
+            (venue.diary, "the diary"),
+            (venue.dir.path("alias.csv"), "the diary (\(venue.diary))"),
+            (venue.dir.path("sub/../diary.sqlite"), "the diary (\(venue.diary))"),
+            (venue.diary + "-wal", "the diary's wal file"),
+            (venue.diary + "-shm", "the diary's shm file"),
+            (key, "the node's signing key"),
+            (venue.config, "the config file"),
+        ]
+        for (path, role) in cases {
+            let export = try venue.run(["export", "--days", "all", "--output", path])
+            #expect(export.status == 73, "\(path): \(export.output)")
+            #expect(export.stderr.contains("refusing to write to \(path): it is \(role), which this command must not overwrite"), "\(export.stderr)")
+            let signature = try venue.run(["export", "--days", "all", "--output", venue.dir.path("x.csv"), "--signature", path])
+            #expect(signature.status == 73, "\(path): \(signature.output)")
+            #expect(signature.stderr.contains("it is \(role)"), "\(signature.stderr)")
+        }
+        // The export itself, by another name, is no place for its signature either.
+        try #require(link(venue.dir.path("first.csv"), venue.dir.path("first-alias.csv")) == 0)
+        let own = try venue.run(["export", "--days", "all", "--output", venue.dir.path("first.csv"), "--signature", venue.dir.path("first-alias.csv")])
+        #expect(own.status == 64 && own.stderr.contains("name a file other than the export's"), "\(own.output)")
+
+        #expect(contents() == before)
+        #expect(try Venue.integrityOK(venue.diary))
+        #expect(try venue.run(["diary", "stats"]).status == 0)
+    }
+
+    @Test func openNeverReplacesItsInputOrTheIdentity() throws {
+        let dir = try TemporaryDirectory("open-protect")
+        defer { dir.remove() }
+        let identity = dir.path("tracer.key"), plain = try dir.write("p.csv", "visit_id\n1\n"), sealed = dir.path("p.csv.age")
+        #expect(try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/age-keygen"), ["-o", identity]).status == 0)
+        let recipient = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/age-keygen"), ["-y", identity]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/age"), ["-r", recipient, "-o", sealed, plain]).status == 0)
+        let before = [sealed, identity].map { FileManager.default.contents(atPath: $0) }
+        for (path, role) in [(sealed, "the sealed file"), (identity, "the identity file")] {
+            let r = try ProcessRunner.venueBeacon(["open", "-i", identity, "-o", path, sealed])
+            #expect(r.status == 73, "\(r.output)")
+            #expect(r.stderr.contains("refusing to write to \(path): it is \(role)"), "\(r.stderr)")
+        }
+        #expect([sealed, identity].map { FileManager.default.contents(atPath: $0) } == before)
+        let good = try ProcessRunner.venueBeacon(["open", "-i", identity, "-o", dir.path("out.csv"), sealed])
+        #expect(good.status == 0, "\(good.output)")
+        #expect(FileManager.default.contents(atPath: dir.path("out.csv")) == FileManager.default.contents(atPath: plain))
     }
 
     @Test func filesHoldingVisitsAre0600WhateverTheUmask() throws {

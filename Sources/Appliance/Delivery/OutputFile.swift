@@ -11,7 +11,11 @@ import Glibc
 ///   is replaced, never written into, so a reader or a power cut sees the old or the new export;
 /// - a symbolic link: refused. Following it would let whoever can create a link decide which
 ///   file an export run as root replaces; name the real path instead;
-/// - a directory, a socket or a block device: refused.
+/// - a directory, a socket or a block device: refused;
+/// - a file the command must not lose (`protecting`: the diary and its `-wal`/`-shm`, the node's
+///   signing key, the config, the command's own inputs): refused, whatever the path says. Two
+///   paths name the same file when device and inode agree (links, `..`, bind mounts); a file
+///   not there yet is named by its directory's device and inode and its name.
 public final class OutputFile {
     private enum Target {
         case stream(fd: Int32, closeAtEnd: Bool)
@@ -23,11 +27,15 @@ public final class OutputFile {
     private let target: Target
 
     /// Opens `path` as described above. Throws ``OutputFileError``.
-    public init(_ path: String) throws {
+    public init(_ path: String, protecting: [ProtectedFile] = []) throws {
         self.path = path
         if path == "-" {
             target = .stream(fd: STDOUT_FILENO, closeAtEnd: false)
             return
+        }
+        if let kept = protecting.first(where: { Self.sameFile(path, $0.path) }) {
+            let same = kept.path == path ? "" : " (\(kept.path))"
+            throw OutputFileError.refused(path: path, reason: "it is \(kept.role)\(same), which this command must not overwrite; name another file")
         }
         var info = stat()
         if lstat(path, &info) != 0 {
@@ -57,6 +65,13 @@ public final class OutputFile {
         } catch {
             throw OutputFileError.cannotOpen(error)
         }
+    }
+
+    /// Whether two paths name the same file (device and inode; for a file not there yet, its
+    /// directory and name).
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        guard let first = FileIdentity(a) else { return false }
+        return first == FileIdentity(b)
     }
 
     /// The name messages use: the path, or "standard output".
@@ -97,6 +112,43 @@ public final class OutputFile {
     }
 }
 
+/// A file an output must not replace, and what it is to the node ("the diary", "the node's
+/// signing key"), for the message.
+public struct ProtectedFile: Sendable, Equatable {
+    public var path: String
+    public var role: String
+
+    public init(_ path: String, role: String) {
+        self.path = path
+        self.role = role
+    }
+
+    /// The diary and the files SQLite keeps beside it.
+    public static func diary(_ path: String) -> [ProtectedFile] {
+        [ProtectedFile(path, role: "the diary")]
+            + ["-wal", "-shm", "-journal"].map { ProtectedFile(path + $0, role: "the diary's \($0.dropFirst()) file") }
+    }
+}
+
+/// What a path names: an existing file's device and inode, or, for a file not there yet, its
+/// directory's device and inode and its name. Nil when not even the directory is there.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var name: String?
+
+    init?(_ path: String) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            (device, inode, name) = (UInt64(info.st_dev), UInt64(info.st_ino), nil)
+            return
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard stat(directory.isEmpty ? "." : directory, &info) == 0 else { return nil }
+        (device, inode, name) = (UInt64(info.st_dev), UInt64(info.st_ino), (path as NSString).lastPathComponent)
+    }
+}
+
 /// Why an export could not be written where it was asked to go.
 public enum OutputFileError: Error, CustomStringConvertible {
     /// The place is not one an export may be written to.
@@ -108,7 +160,7 @@ public enum OutputFileError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .refused(path, reason): "refusing to write the export to \(path): \(reason)"
+        case let .refused(path, reason): "refusing to write to \(path): \(reason)"
         case let .cannotOpen(error), let .cannotWrite(error): error.description
         }
     }
