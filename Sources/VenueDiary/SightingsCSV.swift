@@ -34,9 +34,13 @@ public enum SightingsCSV {
     static let maxPayloadBytes = 1024
     /// Times from 1970 up to the end of year 9999.
     static let latestTime = 253_402_300_800.0
+    /// How far past "now" a sighting may be stamped: the clock of the machine that recorded it
+    /// may run a little ahead of this one's. Later is refused: such a visit would never be purged.
+    public static let futureToleranceSeconds = 600.0
 
-    public static func parse(_ bytes: [UInt8]) throws(SightingsCSVError) -> [Sighting] {
-        var reader = LineReader()
+    /// Parses a whole file; `now`: sightings later than now + ``futureToleranceSeconds`` are refused.
+    public static func parse(_ bytes: [UInt8], now: Double = .infinity) throws(SightingsCSVError) -> [Sighting] {
+        var reader = LineReader(now: now)
         var sightings: [Sighting] = []
         var lineNumber = 0
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -51,8 +55,10 @@ public enum SightingsCSV {
     /// the header first, then one sighting per non-blank line.
     public struct LineReader {
         private var sawHeader = false
+        private let now: Double
 
-        public init() {}
+        /// `now`: sightings later than now + ``futureToleranceSeconds`` are refused (infinity: no limit).
+        public init(now: Double = .infinity) { self.now = now }
 
         /// One line without its `\n` (a trailing `\r` is dropped here); nil for the header and
         /// blank lines.
@@ -70,8 +76,14 @@ public enum SightingsCSV {
                 sawHeader = true
                 return nil
             }
-            do {
-                return try sighting(fields)
+            do throws(RowError) {
+                let sighting = try sighting(fields)
+                if sighting.time > now + futureToleranceSeconds {
+                    throw RowError(
+                        problem: "time '\(text(trimmed(fields[0])))' (\(TimeText.iso8601(sighting.time))) is later than now (\(TimeText.iso8601(now))) "
+                            + "by more than the \(Int(futureToleranceSeconds / 60)) minutes tolerated for a clock running ahead: a sighting cannot come from the future")
+                }
+                return sighting
             } catch {
                 throw SightingsCSVError(line: lineNumber, problem: error.problem)
             }
@@ -112,6 +124,9 @@ public enum SightingsCSV {
         }
         // A GAEN payload of 20 bytes is the rolling proximity identifier (the visit's identity)
         // followed by the 4 bytes of Associated Encrypted Metadata heard with it.
+        if kind == .gaen, payload.count != 16, payload.count != 20 {
+            throw RowError(problem: "a gaen payload is 16 bytes (the rolling proximity identifier) or 20 (with its 4 bytes of metadata), not \(payload.count)")
+        }
         if kind == .gaen, payload.count == 20 {
             return Sighting(time: time, kind: kind, payload: Array(payload.prefix(16)), rssi: rssi, metadata: Array(payload.suffix(4)))
         }

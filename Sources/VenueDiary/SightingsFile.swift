@@ -46,9 +46,10 @@ public enum SightingsFile {
 
     /// The first pass: every line read and checked. Throws ``SightingsCSVError`` for the first
     /// bad line, ``SightingsFileError`` when the file cannot be read.
-    public static func scan(_ path: String) throws -> Scan {
+    /// Sightings later than `now` (plus ``SightingsCSV/futureToleranceSeconds``) are refused.
+    public static func scan(_ path: String, now: Double) throws -> Scan {
         var scan = Scan(path: path)
-        var reader = SightingsCSV.LineReader()
+        var reader = SightingsCSV.LineReader(now: now)
         try forEachLine(path) { line, number, _ in
             guard let sighting = try reader.read(line, number: number) else { return }
             if sighting.time < scan.last { scan.inOrder = false }
@@ -93,6 +94,15 @@ public enum SightingsFile {
         return fd
     }
 
+    /// A line past the limit: usually a file whose lines end in CR alone (classic Mac OS), which
+    /// reads as one long line.
+    static func tooLong(_ line: ArraySlice<UInt8>, number: Int) -> SightingsCSVError {
+        if line.contains(UInt8(ascii: "\r")) {
+            return SightingsCSVError(line: number, problem: "the lines end in CR alone (classic Mac OS line endings); save the file with LF or CRLF line endings")
+        }
+        return SightingsCSVError(line: number, problem: "the line is longer than \(maximumLineBytes) bytes")
+    }
+
     /// Calls `body` with each line (without its `\n`), its 1-based number and the offset of its
     /// first byte, reading the file in 1 MiB chunks.
     static func forEachLine(_ path: String, _ body: (ArraySlice<UInt8>, Int, Int64) throws -> Void) throws {
@@ -105,9 +115,7 @@ public enum SightingsFile {
         var fileOffset: Int64 = 0
         func emit(_ line: ArraySlice<UInt8>) throws {
             lineNumber += 1
-            guard line.count <= maximumLineBytes else {
-                throw SightingsCSVError(line: lineNumber, problem: "the line is longer than \(maximumLineBytes) bytes")
-            }
+            guard line.count <= maximumLineBytes else { throw tooLong(line, number: lineNumber) }
             try body(line, lineNumber, lineStart)
         }
         while true {
@@ -130,9 +138,7 @@ public enum SightingsFile {
                 start = i + 1
             }
             carry.append(contentsOf: buffer[start..<n])
-            if carry.count > maximumLineBytes {
-                throw SightingsCSVError(line: lineNumber + 1, problem: "the line is longer than \(maximumLineBytes) bytes")
-            }
+            if carry.count > maximumLineBytes { throw tooLong(carry[...], number: lineNumber + 1) }
             fileOffset += Int64(n)
         }
         if !carry.isEmpty { try emit(carry[...]) }

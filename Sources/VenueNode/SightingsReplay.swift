@@ -41,11 +41,11 @@ public enum SightingsReplay {
         csv: [UInt8], into store: DiaryStore, settings: DiarySettings, policy: FlushPolicy = .replay, now: Double,
         afterBatch: ((ReplaySummary) -> Void)? = nil
     ) throws -> ReplaySummary {
-        let sightings = try SightingsCSV.parse(csv)
+        let sightings = try SightingsCSV.parse(csv, now: now)
         return try replay(sightings, into: store, settings: settings, policy: policy, now: now, afterBatch: afterBatch)
     }
 
-    /// Replays a file that ``SightingsFile/scan(_:)`` has checked, reading it a second time
+    /// Replays a file that ``SightingsFile/scan(_:now:)`` has checked, reading it a second time
     /// (the diary is opened in between, so a bad file never touches it).
     public static func replay(
         _ scan: SightingsFile.Scan, into store: DiaryStore, settings: DiarySettings, policy: FlushPolicy = .replay, now: Double,
@@ -65,7 +65,7 @@ public enum SightingsReplay {
         path: String, into store: DiaryStore, settings: DiarySettings, policy: FlushPolicy = .replay, now: Double,
         afterBatch: ((ReplaySummary) -> Void)? = nil
     ) throws -> ReplaySummary {
-        try replay(try SightingsFile.scan(path), into: store, settings: settings, policy: policy, now: now, afterBatch: afterBatch)
+        try replay(try SightingsFile.scan(path, now: now), into: store, settings: settings, policy: policy, now: now, afterBatch: afterBatch)
     }
 
     /// Replays sightings, sorted by time first (equal times keep their order).

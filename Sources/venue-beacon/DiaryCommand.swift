@@ -19,7 +19,8 @@ struct DiaryCommand: ParsableCommand {
                 in hex; rssi in dBm, or empty when not measured. Sightings go through the same \
                 diary pipeline as the live service (presence tracker, retention, batched writer), \
                 with the [diary] limits of the config file; retention counts from the replayed \
-                time, never later than now (or --now). At the end of the \
+                time, never later than now (or --now). A sighting stamped more than 10 minutes \
+                after now is refused, naming its line; a gaen payload is 16 or 20 bytes. At the end of the \
                 file every visit is closed at its last sighting. The whole file is checked first: \
                 a malformed row is reported with its line number and nothing is written (exit 65). \
                 Replaying the same file again does not duplicate visits. The file is read twice and \
@@ -35,7 +36,7 @@ struct DiaryCommand: ParsableCommand {
             try reportingFailures(diary: settings.diary.path) {
                 let scan: SightingsFile.Scan
                 do {
-                    scan = try SightingsFile.scan(file)
+                    scan = try SightingsFile.scan(file, now: now.time)
                 } catch let error as SightingsCSVError {
                     throw CLIFailure(message: "\(file): \(error.description); nothing was written", status: ExitStatus.dataError)
                 } catch let error as SightingsFileError {
@@ -123,7 +124,7 @@ struct DiaryCommand: ParsableCommand {
             }
             let dropped: [OutboxEntry]
             do {
-                dropped = try await ExportDelivery(settings: settings).outbox.purge(now: Date(timeIntervalSince1970: time))
+                dropped = try await ExportDelivery(settings: settings).outbox.purge(now: Date(timeIntervalSince1970: time), waiting: { Console.error($0) })
             } catch {
                 Console.error("cannot purge the outbox \(settings.export.outbox): \(error)")
                 throw ExitCode(ExitStatus.ioError)

@@ -45,8 +45,8 @@ import VenueDiary
         time,kind,payload,rssi
         1763805600,herald,aa01,-60
         1763805660,herald,aa01,-62
-        1763805600,gaen,bb02,-70
-        1763805660,gaen,bb02,-71
+        1763805600,gaen,bb020000000000000000000000000000,-70
+        1763805660,gaen,bb020000000000000000000000000000,-71
         1763805900,herald,aa01,-58
         1763806200,herald,aa01,-61
         """
@@ -144,10 +144,22 @@ import VenueDiary
         #expect(FileManager.default.contents(atPath: venue.diary) == Data("not a database at all".utf8))
     }
 
-    /// A replay runs the node's retention on the replayed time, never later than `--now`: three
-    /// days after the two phones, a phone's evening replayed with `recording_days = 2` deletes
-    /// their visit, unless the clock says the file is from the future.
-    @Test(arguments: [("2025-11-25T12:00:00Z", 1), ("2025-11-23T00:00:00Z", 2)])
+    /// A replay runs the node's retention on the replayed time: three days after the two phones,
+    /// a phone's evening replayed with `recording_days = 2` deletes their visit. A file the clock
+    /// says is from the future is refused whole (exit 65), naming its first such line.
+    @Test func aFileFromTheFutureIsRefusedWhole() throws {
+        let venue = try Venue(diaryKeys: "recording_days = 2")
+        defer { venue.dir.remove() }
+        #expect(try venue.run(["diary", "replay", try venue.dir.write("s.csv", Self.twoPhones)]).status == 0)
+        let later = try venue.dir.write("later.csv", "time,kind,payload,rssi\n" + (0...10).map { "\(1_764_064_800 + $0 * 60),herald,cc03,-60" }.joined(separator: "\n"))
+        let replay = try venue.run(["diary", "replay", later, "--now", "2025-11-23T00:00:00Z"])
+        #expect(replay.status == 65, "\(replay.output)")
+        #expect(replay.stderr.contains("line 2: time '1764064800' (2025-11-25T10:00:00Z) is later than now (2025-11-23T00:00:00Z)"), "\(replay.stderr)")
+        let count = try DatabaseQueue(path: venue.diary).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM visit") }
+        #expect(count == 1)
+    }
+
+    @Test(arguments: [("2025-11-25T12:00:00Z", 1)])
     func replayRetentionCountsFromTheReplayedTimeNoLaterThanNow(now: String, visits: Int) throws {
         let venue = try Venue(diaryKeys: "recording_days = 2")
         defer { venue.dir.remove() }

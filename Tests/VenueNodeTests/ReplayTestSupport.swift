@@ -36,7 +36,7 @@ enum Replayed {
         for t in stride(from: 0, through: 600, by: 10) { rows.append("\(Int(t0) + t),herald,aa01,-60") }
         for t in stride(from: 30, through: 80, by: 10) { rows.append("\(Int(t0) + t),herald,bb02,-85") }
         for t in stride(from: 0, through: 1800, by: 15) where !(600...1200).contains(t) {
-            rows.append("\(Int(t0) + t),gaen,cc03,-70")
+            rows.append("\(Int(t0) + t),gaen,cc030000000000000000000000000000,-70")
         }
         return rows.joined(separator: "\n") + "\n"
     }

@@ -34,21 +34,25 @@ import VenueDiary
     }
 
     /// Replaying an old file deletes what the node deleted then, not what it would delete now;
-    /// a file stamped ahead of the clock deletes no more than a node would at the replay's start.
+    /// a file stamped ahead of the clock (20 days: a wrong clock where it was made) is refused
+    /// whole, and the diary is left as it was.
     @Test(arguments: [false, true])
     func retentionNeverCountsFromLaterThanTheReplayStarted(fileAheadOfTheClock: Bool) throws {
         let store = try DiaryStore(path: dir.path("diary.sqlite"))
         let old = Replayed.heraldPayload(1), recent = Replayed.heraldPayload(2)
         try store.save([Replayed.visit(old, checkOut: t0 - 40 * day), Replayed.visit(recent, checkOut: t0 - 10 * day)])
-        // The evening at t0; the replay runs 100 days later, or 20 days before (a wrong clock
-        // where the file was made).
         let now = fileAheadOfTheClock ? t0 - 20 * day : t0 + 100 * day
-        _ = try SightingsReplay.replay(
-            csv: Array(Replayed.evening.utf8), into: store, settings: Replayed.settings(recordingDays: 21), now: now)
+        let replay = { try SightingsReplay.replay(
+            csv: Array(Replayed.evening.utf8), into: store, settings: Replayed.settings(recordingDays: 21), now: now) }
+        if fileAheadOfTheClock {
+            #expect(throws: SightingsCSVError.self) { _ = try replay() }
+            #expect(try store.visits().map(\.payload) == [old, recent])
+            return
+        }
+        _ = try replay()
         let kept = try store.visits().map(\.payload)
         // A node at t0 keeps 21 days, from t0 − 21 days: the old visit goes, the recent one stays.
-        // At t0 − 20 days it keeps everything since t0 − 41 days: both stay.
-        #expect(kept.contains(old) == fileAheadOfTheClock)
+        #expect(!kept.contains(old))
         #expect(kept.contains(recent))
         #expect(kept.filter { $0 == [0xAA, 0x01] }.count == 1)
     }

@@ -6,6 +6,9 @@ import VenueDiary
 /// `diary replay`'s guarantees: what it records, in time order, all or nothing on bad input, the
 /// same visits however often it runs, in batches it reports.
 @Suite struct SightingsReplayTests {
+    /// The GAEN phone of ReplayTestSupport: a 16-byte identifier starting cc03.
+    static let gaenCC03: [UInt8] = [0xCC, 0x03] + Array(repeating: 0, count: 14)
+
     let dir: ReplayDirectory
     init() throws { dir = try ReplayDirectory() }
 
@@ -21,7 +24,7 @@ import VenueDiary
         #expect(summary.sightings == 61 + 6 + 80)
         #expect(summary.visits == 3 && summary.walkPasts == 1 && summary.batches >= 1)
         let visits = try store.visits()
-        #expect(visits.map(\.payload) == [[0xAA, 0x01], [0xCC, 0x03], [0xCC, 0x03]])
+        #expect(visits.map(\.payload) == [[0xAA, 0x01], Self.gaenCC03, Self.gaenCC03])
         #expect(visits.map(\.checkIn) == [t0, t0, t0 + 1215])
         #expect(visits.map(\.checkOut) == [t0 + 600, t0 + 585, t0 + 1800])
         #expect(visits.allSatisfy { !$0.isOpen })
