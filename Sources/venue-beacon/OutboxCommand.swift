@@ -44,7 +44,7 @@ struct OutboxCommand: AsyncParsableCommand {
 
         func run() async throws {
             let settings = try options.load()
-            let report = await ExportDelivery(settings: settings).outbox.retryDue(now: Date(), force: true)
+            let report = await ExportDelivery(settings: settings).outbox.retryDue(now: Date(), force: true, waiting: { Console.error($0) })
             if let problem = report.problem {
                 Console.error(problem)
                 throw ExitCode(ExitStatus.ioError)
@@ -68,7 +68,7 @@ struct OutboxCommand: AsyncParsableCommand {
             let settings = try options.load()
             let dropped: OutboxEntry?
             do {
-                dropped = try await ExportDelivery(settings: settings).outbox.drop(id: id)
+                dropped = try await ExportDelivery(settings: settings).outbox.drop(id: id, waiting: { Console.error($0) })
             } catch {
                 Console.error("cannot read the outbox: \(error)")
                 throw ExitCode(ExitStatus.ioError)

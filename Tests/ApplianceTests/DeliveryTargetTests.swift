@@ -43,14 +43,37 @@ import Testing
         #expect(mask == "SigBlk:\t0000000000000000\n")
     }
 
-    @Test func hangingProgramIsStoppedAtTheTimeout() throws {
+    @Test func hangingProgramIsStoppedAtTheTimeoutWithItsChildren() async throws {
         let dir = TemporaryDirectory("sendmail")
-        let program = dir.script("sendmail", "exec sleep 30")
+        // A child of sendmail's (msmtp's own helper, say) that would outlive a kill of sendmail alone.
+        let program = dir.script("sendmail", "sleep 300 & echo $! > \(dir.file("child")); wait")
         try Data("x".utf8).write(to: URL(fileURLWithPath: dir.file("m")))
         let error = #expect(throws: HandOffError.self) {
-            try SendmailTransport(program: program, timeout: 0.2).handOff(messageAt: dir.file("m"))
+            try SendmailTransport(program: program, timeout: 0.5).handOff(messageAt: dir.file("m"))
         }
         #expect(error?.reason.contains("did not finish within") == true)
+        let child = try #require(Int32(String(decoding: FileManager.default.contents(atPath: dir.file("child")) ?? Data(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Killed with the group: gone, or a zombie until init reaps it, once the kernel has
+        // delivered the signal; a child left out of the kill sleeps on for 300 s.
+        func state() -> Substring? { (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first }
+        #expect(await eventually { state() == nil || state() == "Z" }, "sendmail's child \(child) survived: \(state() ?? "")")
+        kill(child, SIGKILL)
+    }
+
+    /// A sendmail that reads part of a message and exits 0 cannot have sent it: the message
+    /// stays in the outbox.
+    @Test func aProgramThatStopsReadingEarlyHasNotSentIt() throws {
+        let dir = TemporaryDirectory("sendmail")
+        try Data(repeating: UInt8(ascii: "m"), count: 300_000).write(to: URL(fileURLWithPath: dir.file("m")))
+        for (body, read) in [("dd bs=100 count=1 of=/dev/null 2>/dev/null", "100"), ("exit 0", "0")] {
+            let program = dir.script("sendmail-\(read)", body)
+            #expect(throws: HandOffError("\(program) exited with status 0 having read only \(read) of the message's 300000 bytes: not sent")) {
+                try SendmailTransport(program: program).handOff(messageAt: dir.file("m"))
+            }
+        }
+        let whole = dir.script("sendmail-whole", "cat >/dev/null")
+        #expect(throws: Never.self) { try SendmailTransport(program: whole).handOff(messageAt: dir.file("m")) }
     }
 }
 

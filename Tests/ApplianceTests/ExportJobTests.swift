@@ -92,7 +92,7 @@ final class Gate: Sendable {
         try FileManager.default.createDirectory(atPath: dir.file("usb"), withIntermediateDirectories: true)
         let settings = try settings(
             dir,
-            export: "email = \"t@example.org\"\nsendmail = \"/bin/true\"\nplaintext = true\nmax_email_mb = 1\n"
+            export: "email = \"t@example.org\"\nsendmail = \"\(dir.script("sendmail", "cat >/dev/null"))\"\nplaintext = true\nmax_email_mb = 1\n"
                 + "directory = \"\(dir.file("usb"))\"\nrequire_mount = false\n")
         // 740,000 bytes are 1,012,634 on the wire (base64 in lines of 76 and CRLF): over 1 MB.
         let large = Fixture.document(csv: Data(repeating: UInt8(ascii: "a"), count: 740_000))

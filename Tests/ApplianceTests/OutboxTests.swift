@@ -47,6 +47,60 @@ final class FakeMailSystem: MailTransport {
         #expect(dir.names(in: "outbox") == [".lock"])
     }
 
+    /// A hand-off that takes long (a sendmail waiting on a server) fails: the next attempt counts
+    /// from its end, so it is never reported as already past.
+    @Test func theNextAttemptCountsFromTheEndOfAFailedHandOff() async throws {
+        /// Fails after 2 s, noting when it gave up (the test's own await may return much later
+        /// on a busy machine, so the end is taken here).
+        final class SlowFailingMail: MailTransport {
+            let ended = Mutex<Date?>(nil)
+            func handOff(messageAt path: String) throws(HandOffError) {
+                Thread.sleep(forTimeInterval: 2)
+                ended.withLock { $0 = Date() }
+                throw HandOffError("timed out talking to the server")
+            }
+        }
+        let dir = TemporaryDirectory("outbox")
+        let mail = SlowFailingMail()
+        let outbox = Outbox(directory: dir.file("outbox"), transport: mail, policy: RetryPolicy(first: 1, maximum: 3600))
+        let outcome = await outbox.send(email(), now: Date())
+        guard case .queued(_, _, let next) = outcome, let ended = mail.ended.withLock({ $0 }) else {
+            Issue.record("expected the email to be queued: \(outcome)")
+            return
+        }
+        #expect(next > ended, "next attempt \(next) is before the hand-off ended at \(ended)")
+    }
+
+    /// While another process holds the outbox (handing an email to a slow sendmail), reading
+    /// does not wait, and a writer says what it waits for before it waits.
+    @Test func readingNeverWaitsAndAWriterSaysWhatItWaitsFor() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let outbox = Outbox(directory: dir.file("outbox"), transport: FakeMailSystem(down: true), policy: RetryPolicy(first: 60, maximum: 3600))
+        _ = await outbox.send(email(), now: t0)
+        // Another process's hold: flock on an open file of its own.
+        let other = open(dir.file("outbox/.lock"), O_RDWR | O_CLOEXEC)
+        try #require(other >= 0 && flock(other, LOCK_EX) == 0)
+        #expect(try await outbox.entries().map(\.messageID) == ["<m1@example.org>"])
+
+        let notices = Mutex<[String]>([])
+        let drop = Task { try await outbox.drop(id: "none", waiting: { text in notices.withLock { $0.append(text) } }) }
+        #expect(await eventually { !notices.withLock { $0 }.isEmpty })
+        #expect(notices.withLock { $0 } == [
+            "waiting for the outbox \(dir.file("outbox")): another process (the service, or another venue-beacon command) is handing an email to sendmail, which is stopped after at most 5 minutes"
+        ])
+        close(other)
+        #expect(try await drop.value == nil)
+    }
+
+    /// `diary purge` on a machine without the state directory (any but the appliance): an
+    /// outbox that was never made holds nothing to purge, is not an error, and is not made.
+    @Test func purgingAnOutboxThatIsNotThereIsNothing() async throws {
+        let dir = TemporaryDirectory("outbox")
+        let outbox = Outbox(directory: dir.file("missing/outbox"), transport: FakeMailSystem(), policy: RetryPolicy(first: 60, maximum: 3600))
+        #expect(try await outbox.purge(now: t0).isEmpty)
+        #expect(dir.names().isEmpty)
+    }
+
     @Test func failedHandOffIsKeptAndRetriedWithBackoffUntilDeliveredOnce() async throws {
         let dir = TemporaryDirectory("outbox")
         let mail = FakeMailSystem(down: true)

@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 
 /// Runs a program to completion with posix_spawn: stdin from a file, stderr collected (and
-/// stdout with it, or discarded), a deadline after which it is killed.
+/// stdout with it, or discarded), a deadline after which it is killed with everything it
+/// started (it leads a process group of its own, so no grandchild outlives the deadline).
 ///
 /// Not Foundation's `Process`: that spawns children with the calling thread's signal mask, and
 /// the dispatch threads this runs on block nearly every signal, so a child could not even be
@@ -65,7 +66,8 @@ enum ChildProcess {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -83,7 +85,7 @@ enum ChildProcess {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 {
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)
                 waitpid(pid, nil, 0)
                 return (.timedOut, output)
             }

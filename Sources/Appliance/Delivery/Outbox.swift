@@ -74,6 +74,9 @@ public struct RetryReport: Sendable, Equatable {
 /// last error, earliest visit end; 0600), `.lock` (flock: one process at a time hands off, so
 /// the service and `venue-beacon outbox retry` never send the same message twice).
 public final class Outbox: Sendable {
+    /// Told what a writer waits for, when it has to wait for another process.
+    public typealias WaitNotice = @Sendable (String) -> Void
+
     public let directory: String
     public let transport: any MailTransport
     public let policy: RetryPolicy
@@ -114,11 +117,12 @@ public final class Outbox: Sendable {
 
     /// Hands off every message whose next attempt is due at `now`. The service calls this
     /// periodically; `venue-beacon outbox retry` calls it with `force` (everything, now).
-    public func retryDue(now: Date, force: Bool = false) async -> RetryReport {
+    /// `waiting`: told, once, when another process holds the outbox and this call waits for it.
+    public func retryDue(now: Date, force: Bool = false, waiting: WaitNotice? = nil) async -> RetryReport {
         await onQueue { [self] in
             var report = RetryReport()
             do {
-                let lock = try self.lock()
+                let lock = try self.lock(waiting: waiting)
                 defer { close(lock) }
                 for var entry in try scan() {
                     if isExpired(entry, now: now) {
@@ -148,10 +152,12 @@ public final class Outbox: Sendable {
     }
 
     /// Deletes, undelivered, every message carrying a visit older than the retention.
-    public func purge(now: Date) async throws(FileSystemError) -> [OutboxEntry] {
+    public func purge(now: Date, waiting: WaitNotice? = nil) async throws(FileSystemError) -> [OutboxEntry] {
         let result: Result<[OutboxEntry], FileSystemError> = await onQueue { [self] in
+            // An outbox that is not there holds nothing to purge (and is not made for that).
+            if isAbsent { return .success([]) }
             do throws(FileSystemError) {
-                let lock = try self.lock()
+                let lock = try self.lock(waiting: waiting)
                 defer { close(lock) }
                 let expired = try scan().filter { isExpired($0, now: now) }
                 for entry in expired { remove(entry) }
@@ -165,10 +171,10 @@ public final class Outbox: Sendable {
 
     /// Deletes one message, delivered or not (`venue-beacon outbox drop ID`). Returns it, or nil
     /// when no message has that id.
-    public func drop(id: String) async throws(FileSystemError) -> OutboxEntry? {
+    public func drop(id: String, waiting: WaitNotice? = nil) async throws(FileSystemError) -> OutboxEntry? {
         let result: Result<OutboxEntry?, FileSystemError> = await onQueue { [self] in
             do throws(FileSystemError) {
-                let lock = try self.lock()
+                let lock = try self.lock(waiting: waiting)
                 defer { close(lock) }
                 guard let entry = try scan().first(where: { $0.id == id }) else { return .success(nil) }
                 remove(entry)
@@ -180,13 +186,14 @@ public final class Outbox: Sendable {
         return try result.get()
     }
 
-    /// The messages waiting, oldest first.
+    /// The messages waiting, oldest first. Reading never waits for the lock: files appear and
+    /// go only by rename and unlink, so a reader sees each message whole or not at all, even
+    /// while another process hands one to sendmail.
     public func entries() async throws(FileSystemError) -> [OutboxEntry] {
         let result: Result<[OutboxEntry], FileSystemError> = await onQueue { [self] in
+            if isAbsent { return .success([]) }
             do throws(FileSystemError) {
-                let lock = try self.lock()
-                defer { close(lock) }
-                return .success(try scan())
+                return .success(try scan(cleaning: false))
             } catch {
                 return .failure(error)
             }
@@ -198,14 +205,17 @@ public final class Outbox: Sendable {
 
     /// One hand-off. Returns nil when delivered (and removed), else the entry as now stored.
     private func attempt(_ entry: OutboxEntry, now: Date) -> OutboxEntry? {
+        let started = ContinuousClock.now
         do {
             try transport.handOff(messageAt: path(entry.id, "eml"))
         } catch {
             var failed = entry
             failed.attempts += 1
             failed.lastError = error.reason
-            // Whole seconds, so the time stored in the state file reads back exactly.
-            let next = (now.timeIntervalSince1970 + policy.delay(afterFailures: failed.attempts)).rounded(.up)
+            // The wait counts from when the hand-off ended (a hanging sendmail takes minutes),
+            // in whole seconds, so the time stored in the state file reads back exactly.
+            let took = Double(started.duration(to: .now).components.seconds)
+            let next = (now.timeIntervalSince1970 + took + policy.delay(afterFailures: failed.attempts)).rounded(.up)
             failed.nextAttempt = Date(timeIntervalSince1970: next)
             // If even this write fails the message is still there and counts as due: nothing is lost.
             try? AtomicFile.write(StoredState(failed).encoded, to: path(entry.id, "state"), mode: 0o600)
@@ -232,10 +242,11 @@ public final class Outbox: Sendable {
 
     /// Messages in the outbox, oldest first; removes leftovers of interrupted writes and
     /// state files whose message is gone.
-    private func scan() throws(FileSystemError) -> [OutboxEntry] {
+    /// `cleaning`: also delete leftovers of interrupted writes (only while holding the lock).
+    private func scan(cleaning: Bool = true) throws(FileSystemError) -> [OutboxEntry] {
         let names = try Self.list(directory)
         let messages = Set(names.filter { $0.hasSuffix(".eml") && !$0.hasPrefix(".") }.map { String($0.dropLast(4)) })
-        for name in names {
+        for name in names where cleaning {
             let stale = (name.hasPrefix(".") && name.contains(".tmp-"))
                 || (name.hasSuffix(".state") && !messages.contains(String(name.dropLast(6))))
             if stale { unlink((directory as NSString).appendingPathComponent(name)) }
@@ -252,13 +263,24 @@ public final class Outbox: Sendable {
     }
 
     /// Creates the outbox if needed and takes its lock (blocking until another process is done).
-    private func lock() throws(FileSystemError) -> Int32 {
+    /// The directory does not exist: nothing was ever queued here.
+    private var isAbsent: Bool {
+        var info = stat()
+        return lstat(directory, &info) != 0 && errno == ENOENT
+    }
+
+    private func lock(waiting: WaitNotice? = nil) throws(FileSystemError) -> Int32 {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw FileSystemError(operation: "create", path: directory, code: errno)
         }
         let lockPath = (directory as NSString).appendingPathComponent(".lock")
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileSystemError(operation: "open", path: lockPath, code: errno) }
+        if let waiting, flock(fd, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK {
+            waiting(
+                "waiting for the outbox \(directory): another process (the service, or another venue-beacon command) "
+                    + "is handing an email to sendmail, which is stopped after at most 5 minutes")
+        }
         while flock(fd, LOCK_EX) != 0 {
             if errno == EINTR { continue }
             let code = errno

@@ -15,8 +15,10 @@ public protocol MailTransport: Sendable {
 }
 
 /// The system's sendmail interface (msmtp-mta on the image): `sendmail -t -i` with the message
-/// on stdin. Exit status 0 means accepted; anything else, a missing program or a hang past
-/// `timeout` is a failed hand-off whose reason includes the program's stderr.
+/// on stdin. Exit status 0 after reading the whole message means accepted; anything else — a
+/// program that stopped reading early (it cannot have sent what it never read), another
+/// status, a missing program or a hang past `timeout` — is a failed hand-off whose reason
+/// includes the program's stderr.
 public struct SendmailTransport: MailTransport {
     public var program: String
     public var timeout: TimeInterval
@@ -47,10 +49,18 @@ public struct SendmailTransport: MailTransport {
         let said = String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let detail = said.isEmpty ? "" : ": " + said.split(separator: "\n").joined(separator: " / ")
         switch exit {
-        case .status(0): return
+        case .status(0):
+            // stdin is the message file itself: its offset, shared with the child, is how far
+            // the program read.
+            var info = stat()
+            let read = lseek(message, 0, SEEK_CUR)
+            guard fstat(message, &info) == 0, read >= info.st_size else {
+                throw HandOffError("\(program) exited with status 0 having read only \(max(read, 0)) of the message's \(info.st_size) bytes: not sent\(detail)")
+            }
+            return
         case .status(let status): throw HandOffError("\(program) exited with status \(status)\(detail)")
         case .signal(let signal): throw HandOffError("\(program) was killed by signal \(signal)\(detail)")
-        case .timedOut: throw HandOffError("\(program) did not finish within \(Int(timeout)) s and was stopped\(detail)")
+        case .timedOut: throw HandOffError("\(program) did not finish within \(Int(timeout)) s and was stopped with its children\(detail)")
         }
     }
 }
