@@ -165,4 +165,21 @@ import VenueNode
         let open = try Settings.parse(SettingsTests.minimal + "\n[schedule]\n" + days.replacingOccurrences(of: "sunday = \"closed\"", with: "sunday = \"open\"") + "\n", file: "t")
         #expect(!open.notes.contains { $0.contains("seven days") })
     }
+
+    @Test func aFIFOOrADirectoryIsNeitherAConfigNorADiary() throws {
+        let dir = TemporaryDirectory("kinds")
+        let fifo = dir.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Read, the FIFO would wait for a writer forever: it is refused unread.
+        #expect(loadProblem(fifo) == "\(fifo): it is a FIFO (named pipe), not a config file (a TOML text file)")
+        #expect(loadProblem(dir.path) == "\(dir.path): it is a directory, not a config file (a TOML text file)")
+
+        let config = dir.file("c.toml")
+        for (diary, kind) in [(fifo, "a FIFO (named pipe)"), (dir.path, "a directory"), ("/dev/null", "a character device")] {
+            try (SettingsTests.minimal + "\n[diary]\npath = \"\(diary)\"\n").write(toFile: config, atomically: true, encoding: .utf8)
+            #expect(loadProblem(config) == "\(config): diary.path = \"\(diary)\": it is \(kind); the diary must be a regular file (or not there yet: it is created)")
+        }
+        try (SettingsTests.minimal + "\n[diary]\npath = \"\(dir.file("new.sqlite"))\"\n").write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(loadProblem(config) == "")
+    }
 }

@@ -43,8 +43,12 @@ public struct Settings: Sendable, Equatable {
     public static func load(path: String) throws(ConfigError) -> Settings {
         func fail(_ reason: String) -> ConfigError { ConfigError([ConfigProblem(file: path, key: nil, value: nil, problem: reason)]) }
         var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > maximumFileBytes {
-            throw fail("the file is \(info.st_size) bytes; a config file is at most \(maximumFileBytes) bytes (a few KB is usual)")
+        if stat(path, &info) == 0 {
+            // Reading a FIFO would wait for a writer; a directory is no text at all.
+            if let kind = Self.notRegular(info) { throw fail("it is \(kind), not a config file (a TOML text file)") }
+            if info.st_size > maximumFileBytes {
+                throw fail("the file is \(info.st_size) bytes; a config file is at most \(maximumFileBytes) bytes (a few KB is usual)")
+            }
         }
         let text: String
         do {
@@ -74,9 +78,28 @@ public struct Settings: Sendable, Equatable {
         }
         if let problem = Self.directoryProblem(forFileAt: settings.diary.path) {
             problems.append(ConfigProblem(file: path, key: "diary.path", value: TOMLText.quote(settings.diary.path), problem: problem))
+        } else if stat(settings.diary.path, &info) == 0, let kind = Self.notRegular(info) {
+            // A FIFO there would hang every diary command; a device would be written over.
+            problems.append(
+                ConfigProblem(
+                    file: path, key: "diary.path", value: TOMLText.quote(settings.diary.path),
+                    problem: "it is \(kind); the diary must be a regular file (or not there yet: it is created)"))
         }
         guard problems.isEmpty else { throw ConfigError(problems) }
         return settings
+    }
+
+    /// What a file that is not a regular file is, for messages; nil for a regular file.
+    static func notRegular(_ info: stat) -> String? {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
     }
 
     /// The service's state directory: systemd creates it before the service starts

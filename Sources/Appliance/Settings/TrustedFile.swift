@@ -36,13 +36,12 @@ enum TrustedFile {
     /// The directories from `path`'s parent up to `/`.
     private static func directories(of path: String) -> [String] {
         var result: [String] = []
-        var current = (path as NSString).deletingLastPathComponent
-        while !current.isEmpty {
+        var current = FileIdentity.split(path).directory
+        while true {
             result.append(current)
-            if current == "/" { break }
-            current = (current as NSString).deletingLastPathComponent
+            if current == "/" || current == "." { return result }
+            current = FileIdentity.split(current).directory
         }
-        return result
     }
 
     /// A file or directory another user could change: owned by someone other than root or us,
