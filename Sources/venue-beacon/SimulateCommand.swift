@@ -49,7 +49,9 @@ struct SimulateCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...100_000).contains(visitors) else { throw ValidationError("--visitors \(visitors): expected 1 to 100000") }
         guard hours > 0, hours <= 24 else { throw ValidationError("--hours \(hours): expected more than 0 and at most 24") }
-        guard Pacing(speed) != nil else { throw ValidationError("--speed \(speed): expected a positive number or max") }
+        guard Pacing(speed) != nil else {
+            throw ValidationError("--speed \(speed): expected max or a number from \(Pacing.speeds.lowerBound) to \(Int(Pacing.speeds.upperBound)) (virtual seconds per wall second)")
+        }
     }
 
     func run() async throws {

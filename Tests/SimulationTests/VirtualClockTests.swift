@@ -20,6 +20,20 @@ import Testing
         #expect(Pacing("-2") == nil)
         #expect(Pacing("fast") == nil)
         #expect(Pacing("inf") == nil)
+        // Outside 0.01 to a million: refused (1e-10 used to overflow the pacer's instant).
+        #expect(Pacing("1e-10") == nil)
+        #expect(Pacing("0.009") == nil)
+        #expect(Pacing("0.01") == .speedUp(0.01))
+        #expect(Pacing("1000000") == .speedUp(1_000_000))
+        #expect(Pacing("1000001") == nil)
+    }
+
+    @Test func theSlowestSpeedAtTheLongestRunHasADeadline() {
+        let start = ContinuousClock.now
+        let pacer = Pacer(pacing: .speedUp(0.01), startVirtual: 0, startWall: start)
+        // A day of virtual time at the slowest speed: 100 days of wall time, no overflow.
+        #expect(pacer.deadline(forVirtual: 86_400) == start + .seconds(8_640_000))
+        #expect(pacer.deadline(forVirtual: 1e300) != nil)
     }
 
     @Test func aSpeedUpMapsVirtualTimeToWallTime() {

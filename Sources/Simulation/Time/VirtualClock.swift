@@ -33,11 +33,15 @@ public enum Pacing: Sendable, Equatable, CustomStringConvertible {
     /// This many virtual seconds per wall second (1 is real time).
     case speedUp(Double)
 
-    /// Parses `max` or a positive number (the CLI's `--speed`).
+    /// The speeds `--speed` takes: from 100 wall seconds per virtual second to a million times
+    /// real time (beyond that a run is CPU-bound anyway: use max).
+    public static let speeds: ClosedRange<Double> = 0.01...1_000_000
+
+    /// Parses `max` or a number in ``speeds`` (the CLI's `--speed`).
     public init?(_ text: String) {
         if text == "max" {
             self = .unpaced
-        } else if let x = Double(text), x.isFinite, x > 0 {
+        } else if let x = Double(text), Self.speeds.contains(x) {
             self = .speedUp(x)
         } else {
             return nil
@@ -72,7 +76,8 @@ public struct Pacer: Sendable {
     /// The wall instant at which virtual time `t` is due; nil when unpaced.
     public func deadline(forVirtual t: Double) -> ContinuousClock.Instant? {
         guard case .speedUp(let x) = pacing else { return nil }
-        let wallSeconds = max(0, t - startVirtual) / x
+        // Bounded so that no speed and no virtual time can overflow the instant (a century).
+        let wallSeconds = min(max(0, t - startVirtual) / x, 3.2e9)
         return startWall + .nanoseconds(Int64((wallSeconds * 1e9).rounded()))
     }
 
