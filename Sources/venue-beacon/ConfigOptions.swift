@@ -34,8 +34,27 @@ enum Console {
         write(text.hasSuffix("\n") ? text : text + "\n", to: STDOUT_FILENO, name: "standard output")
     }
 
+    /// Messages quote what files hold (a bad row, a path): control characters in them are
+    /// shown escaped, never sent to the terminal, where an ESC would drive it.
     static func error(_ text: String) {
-        write("venue-beacon: " + text + (text.hasSuffix("\n") ? "" : "\n"), to: STDERR_FILENO, name: "standard error")
+        write("venue-beacon: " + escapingControls(text) + (text.hasSuffix("\n") ? "" : "\n"), to: STDERR_FILENO, name: "standard error")
+    }
+
+    /// `text` with C0 and C1 control characters and DEL, line feeds and tabs aside, as `\u{1B}`.
+    static func escapingControls(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                result.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     /// Raw text on standard error (a progress line), without the program's name.

@@ -289,6 +289,14 @@ import Testing
         flipped[bytes.count / 2] ^= 1
         FileManager.default.createFile(atPath: dir.file("flip"), contents: flipped)
         #expect(throws: AgeReader.Problem.damagedPayload) { try open(dir.file("flip"), identity) }
+        // A flipped bit in the last chunk is damage, not truncation; a cut at a chunk boundary
+        // (the file ends after a full middle chunk) is truncation.
+        var lastFlipped = bytes
+        lastFlipped[bytes.count - 20] ^= 0x80
+        FileManager.default.createFile(atPath: dir.file("flip-last"), contents: lastFlipped)
+        #expect(throws: AgeReader.Problem.damagedPayload) { try open(dir.file("flip-last"), identity) }
+        FileManager.default.createFile(atPath: dir.file("cut-boundary"), contents: bytes.prefix(bytes.count - (150_000 - 2 * 65_536) - 16))
+        #expect(throws: AgeReader.Problem.truncated) { try open(dir.file("cut-boundary"), identity) }
         var header = bytes
         header[40] ^= 1
         FileManager.default.createFile(atPath: dir.file("head"), contents: header)

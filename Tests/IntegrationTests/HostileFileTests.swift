@@ -138,6 +138,47 @@ import Testing
         #expect(FileManager.default.contents(atPath: dir.path("out.csv")) == FileManager.default.contents(atPath: plain))
     }
 
+    @Test func openSaysWhatItWroteAndTakesCRLFIdentities() throws {
+        let dir = try TemporaryDirectory("open-messages")
+        defer { dir.remove() }
+        let identity = dir.path("tracer.key")
+        #expect(try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/age-keygen"), ["-o", identity]).status == 0)
+        let recipient = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/age-keygen"), ["-y", identity]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // An identity file saved on Windows (CRLF), as age accepts it.
+        let crlf = try dir.write("tracer-crlf.key", try String(contentsOfFile: identity, encoding: .utf8).replacingOccurrences(of: "\n", with: "\r\n"))
+        let plain = dir.path("p.csv"), sealed = dir.path("p.csv.age")
+        FileManager.default.createFile(atPath: plain, contents: Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 % 251) }))
+        #expect(try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/age"), ["-r", recipient, "-o", sealed, plain]).status == 0)
+        let good = try ProcessRunner.venueBeacon(["open", "-i", crlf, "-o", dir.path("out.csv"), sealed])
+        #expect(good.status == 0, "\(good.output)")
+        #expect(FileManager.default.contents(atPath: dir.path("out.csv")) == FileManager.default.contents(atPath: plain))
+
+        // A bit flipped in the last chunk: the two chunks before it are authenticated and out.
+        var bytes = try #require(FileManager.default.contents(atPath: sealed))
+        bytes[bytes.count - 20] ^= 0x80
+        FileManager.default.createFile(atPath: dir.path("damaged.age"), contents: bytes)
+        let toStdout = try ProcessRunner.venueBeacon(["open", "-i", identity, dir.path("damaged.age")])
+        #expect(toStdout.status == 65)
+        #expect(toStdout.stderr.contains("the payload failed authentication"), "\(toStdout.stderr)")
+        #expect(toStdout.stderr.contains("the 131072 bytes already on standard output were authenticated, but the rest is missing"), "\(toStdout.stderr)")
+        let toFile = try ProcessRunner.venueBeacon(["open", "-i", identity, "-o", dir.path("partial.csv"), dir.path("damaged.age")])
+        #expect(toFile.status == 65)
+        #expect(toFile.stderr.contains("nothing was written to \(dir.path("partial.csv"))"), "\(toFile.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("partial.csv")))
+    }
+
+    /// What a file holds is quoted in messages; an ESC in it must not reach the terminal.
+    @Test func controlCharactersFromFilesAreShownEscaped() throws {
+        let venue = try Venue()
+        defer { venue.dir.remove() }
+        let file = try venue.dir.write("s.csv", "time,kind,payload,rssi\n1795197600,\u{1B}[2J\u{1B}]0;owned\u{07},aa01,-60\n")
+        let r = try venue.run(["diary", "replay", file])
+        #expect(r.status == 65)
+        #expect(!r.stderr.contains("\u{1B}") && !r.stderr.contains("\u{07}"), "\(r.stderr)")
+        #expect(r.stderr.contains("kind '\\u{1B}[2J\\u{1B}]0;owned\\u{7}' is not one of"), "\(r.stderr)")
+    }
+
     @Test func filesHoldingVisitsAre0600WhateverTheUmask() throws {
         let venue = try Venue()
         defer { venue.dir.remove() }
@@ -258,7 +299,7 @@ import Testing
             var text = "time,kind,payload,rssi\n"
             text.reserveCapacity(rows * 150)
             let padding = String(repeating: "5a", count: 60)
-            for i in 0..<rows { text += "\(1_763_805_600 + i / 20),gaen,\(String(format: "%08x", i % 2000))\(padding),-60\n" }
+            for i in 0..<rows { text += "\(1_763_805_600 + i / 20),advert,\(String(format: "%08x", i % 2000))\(padding),-60\n" }
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             return path
         }
@@ -306,5 +347,23 @@ import Testing
         #expect(!export.stderr.contains("NSCocoaErrorDomain"), "\(export.output)")
         try #require(FileManager.default.fileExists(atPath: small + "/diary.sqlite"))
         #expect(try DiaryCommandTests.Venue.integrityOK(small + "/diary.sqlite"))
+    }
+
+    /// A disk with no room for even a new file (no inodes left): still "disk full", exit 74 as
+    /// documented, not 73 ("cannot create").
+    @Test func noRoomForANewFileIsADiskFullToo() throws {
+        let venue = try Self.replayed()
+        defer { venue.dir.remove() }
+        let full = venue.dir.path("full")
+        try FileManager.default.createDirectory(atPath: full, withIntermediateDirectories: true)
+        let mounted = try ProcessRunner.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=256k,nr_inodes=2", "tmpfs", full])
+        try #require(mounted.status == 0, "mounting a tmpfs needs root, as CI runs: \(mounted.output)")
+        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/umount"), [full]) }
+        // The root directory and one file use the two inodes.
+        FileManager.default.createFile(atPath: full + "/filler", contents: Data())
+        try #require(open(full + "/another", O_WRONLY | O_CREAT, 0o600) == -1 && errno == ENOSPC, "the tmpfs still had an inode")
+        let export = try venue.run(["export", "--days", "all", "--output", full + "/export.csv"])
+        #expect(export.status == 74, "\(export.output)")
+        #expect(export.stderr.contains("No space left on device"), "\(export.output)")
     }
 }

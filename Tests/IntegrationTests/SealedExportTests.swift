@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func plaintextEmailIsRefusedUnlessAskedForAndConfigCheckWarns() throws {
-        let venue = try ExportDeliveryCommandTests.Venue { _ in "email = \"tracers@example.org\"" }
+        let venue = try ExportDeliveryCommandTests.Venue { _ in "email = \"tracers@example.org\"\nsendmail = \"/usr/bin/false\"" }
         defer { venue.dir.remove() }
         let refused = try venue.run(["export", "--deliver", "email", "--now", Self.now])
         #expect(refused.status == 78, "\(refused.output)")

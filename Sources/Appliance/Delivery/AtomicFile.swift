@@ -17,7 +17,8 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// True when the bytes could not be written or made durable (disk full, I/O error), as
     /// opposed to the file not being creatable at all: sysexits' EX_IOERR rather than EX_CANTCREAT.
-    public var isWriteFailure: Bool { ["write", "fsync", "close"].contains(operation) }
+    /// A full disk is a write failure whichever call met it (creating a file needs an inode).
+    public var isWriteFailure: Bool { ["write", "fsync", "close"].contains(operation) || [ENOSPC, EDQUOT, EIO].contains(code) }
 }
 
 /// Writes a whole file so that a reader (or a power cut) sees either the old file or the new

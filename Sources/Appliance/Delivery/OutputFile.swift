@@ -63,14 +63,15 @@ public final class OutputFile {
         do throws(FileSystemError) {
             return try AtomicFile.Writer(replacing: path, mode: 0o600)
         } catch {
-            throw OutputFileError.cannotOpen(error)
+            // No room even for the new file is a full disk, not a place that cannot take one.
+            throw error.isWriteFailure ? OutputFileError.cannotWrite(error) : OutputFileError.cannotOpen(error)
         }
     }
 
     /// Whether two paths name the same file (device and inode; for a file not there yet, its
     /// directory and name).
     public static func sameFile(_ a: String, _ b: String) -> Bool {
-        guard let first = FileIdentity(a) else { return false }
+        guard a != "-", b != "-", let first = FileIdentity(a) else { return false }
         return first == FileIdentity(b)
     }
 
@@ -143,9 +144,17 @@ struct FileIdentity: Equatable {
             (device, inode, name) = (UInt64(info.st_dev), UInt64(info.st_ino), nil)
             return
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        guard stat(directory.isEmpty ? "." : directory, &info) == 0 else { return nil }
-        (device, inode, name) = (UInt64(info.st_dev), UInt64(info.st_ino), (path as NSString).lastPathComponent)
+        let (directory, name) = Self.split(path)
+        guard stat(directory, &info) == 0 else { return nil }
+        (device, inode, self.name) = (UInt64(info.st_dev), UInt64(info.st_ino), name)
+    }
+
+    /// A path's directory (`.` for a bare name) and last component, by the slashes alone
+    /// (Foundation's path functions trap on some short names, "-" among them).
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = path[..<slash]
+        return (directory.isEmpty ? "/" : String(directory), String(path[path.index(after: slash)...]))
     }
 }
 

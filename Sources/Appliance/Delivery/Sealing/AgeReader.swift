@@ -15,8 +15,8 @@ public enum AgeReader {
             case .malformedHeader: "the age header is malformed"
             case .noMatchingIdentity: "no identity matched any of the recipients (sealed to other keys)"
             case .headerMACMismatch: "the header's MAC does not match (changed, or not for this key)"
-            case .damagedPayload: "the payload failed authentication (changed or damaged)"
-            case .truncated: "the file ends early (truncated)"
+            case .damagedPayload: "the payload failed authentication (changed, damaged, or cut short inside a chunk)"
+            case .truncated: "the file ends early (truncated: the chunks there are intact, the rest is missing)"
             }
         }
     }
@@ -100,7 +100,15 @@ public enum AgeReader {
             let box = try ChaChaPoly.SealedBox(
                 nonce: ChaChaPoly.Nonce(data: chunkNonce), ciphertext: chunk.dropLast(16), tag: chunk.suffix(16))
             guard let plaintext = try? ChaChaPoly.open(box, using: payloadKey) else {
-                throw last ? Problem.truncated : Problem.damagedPayload
+                // A full chunk that opens as a middle one: the file was cut at a chunk boundary.
+                // Anything else is a changed byte (or a cut inside a chunk: the same to us).
+                if last && chunk.count == sealedChunk {
+                    chunkNonce[11] = 0
+                    let middle = try ChaChaPoly.SealedBox(
+                        nonce: ChaChaPoly.Nonce(data: chunkNonce), ciphertext: chunk.dropLast(16), tag: chunk.suffix(16))
+                    if (try? ChaChaPoly.open(middle, using: payloadKey)) != nil { throw Problem.truncated }
+                }
+                throw Problem.damagedPayload
             }
             // Only an empty file may have an empty chunk.
             if plaintext.isEmpty && counter > 1 { throw Problem.damagedPayload }
