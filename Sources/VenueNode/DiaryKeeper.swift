@@ -14,9 +14,10 @@ import VenueDiary
 ///   one transaction (retried every tick when it fails); from then on diary time is wall time;
 /// - what a tick does: visits closed, check-ins committed within `commit_seconds`, retention at
 ///   the first tick and hourly (``DiaryPipeline``), Herald logs flushed every 10 s;
-/// - failures: a write that fails is retried at the next tick, logged once until it works again;
-///   a diary damaged under the service is never written again (``tick(steady:wall:synchronisation:)``
-///   throws);
+/// - failures: a diary write that fails is retried at the next tick, logged once until it works
+///   again; a diary damaged under the service is never written again (``tick(steady:wall:synchronisation:)``
+///   throws); Herald-log rows that cannot be written are dropped and counted (``HeraldLogWriter``),
+///   logged once per run of failures and again when the logs are written again;
 /// - what is worth a log line: check-ins and check-outs with a short payload id, corrections,
 ///   purges, events dropped on the way in.
 ///
@@ -49,8 +50,11 @@ public struct DiaryKeeper {
         public var walkPasts = 0
         /// Diary writes that failed (their changes stay queued for the next tick).
         public var writeErrors = 0
-        /// Herald-format log flushes that failed (their rows stay pending for the next).
+        /// Herald-format log flushes that failed (their rows are dropped, not kept).
         public var logWriteErrors = 0
+        /// Herald-format log rows not written: those of failed flushes and those over the
+        /// budget (``HeraldLogWriter/droppedRows``), as of the last flush.
+        public var logRowsDropped = 0
 
         public init() {}
     }
@@ -62,13 +66,13 @@ public struct DiaryKeeper {
     public private(set) var counters = Counters()
     /// Whether diary time is wall time (the system clock was synchronised).
     public private(set) var synchronised: Bool
-    private var heraldLogs: HeraldLogWriter?
+    /// The Herald-format logs, if written (their counts and current failure for a status).
+    public private(set) var heraldLogs: HeraldLogWriter?
     private let path: String
     /// Diary time = steady time + offset; the offset is frozen while the clock is not synchronised.
     private var offset: Double
     private var nextLogFlush: Double
     private var writeFailing = false
-    private var logsFailing = false
     private var reportedDrops = 0
 
     /// Opens the diary in `store` (at `path`, for messages). `boot` is this boot's reading;
@@ -203,15 +207,25 @@ public struct DiaryKeeper {
         }
     }
 
+    /// Writes the Herald logs; what they say is worth a line (a failure once per run of failures,
+    /// writing again, the budget) goes to the log.
     private mutating func flushLogs(now: Double, into notices: inout [Notice]) {
-        do {
-            try heraldLogs?.flush(now: now)
-            logsFailing = false
-        } catch {
-            counters.logWriteErrors += 1
-            if !logsFailing { notices.append(.log(LogLine(.error, "cannot write the Herald logs: \(error)"))) }
-            logsFailing = true
+        guard var logs = heraldLogs else { return }
+        heraldLogs = nil  // one copy of the writer's buffers, not two
+        let failed = logs.failedFlushes
+        for notice in logs.flush(now: now) {
+            let level: LogLine.Level
+            switch notice {
+            case .failing: level = .error
+            case .writingAgain: level = .notice
+            case .dayOverBudget: level = .warning
+            case .deletedForBudget: level = .info
+            }
+            notices.append(.log(LogLine(level, notice.description)))
         }
+        counters.logWriteErrors += logs.failedFlushes - failed
+        counters.logRowsDropped = logs.droppedRows
+        heraldLogs = logs
     }
 
     private mutating func report(_ changes: [VisitChange], into notices: inout [Notice]) {

@@ -37,11 +37,14 @@ public struct NodeLoop: Sendable {
         public var presentPhones: Int
         /// Open links, ours and phones' (the host's count: ``NodeCore`` fills it in).
         public var links: Int
+        /// Herald-format log rows dropped so far (writes that failed, the log budget), for the status.
+        public var heraldLogRowsDropped: Int
 
-        public init(wall: Double, presentPhones: Int = 0, links: Int = 0) {
+        public init(wall: Double, presentPhones: Int = 0, links: Int = 0, heraldLogRowsDropped: Int = 0) {
             self.wall = wall
             self.presentPhones = presentPhones
             self.links = links
+            self.heraldLogRowsDropped = heraldLogRowsDropped
         }
     }
 
@@ -203,6 +206,7 @@ public struct NodeLoop: Sendable {
         let line = (isOpen ? "" : "closed (opening hours); ")
             + "\(driver.condition); \(present) \(present == 1 ? "phone" : "phones") present; "
             + "\(driver.node.targetCount) devices followed; \(tick.links) \(tick.links == 1 ? "link" : "links")"
+            + (tick.heraldLogRowsDropped > 0 ? "; \(tick.heraldLogRowsDropped) Herald log rows dropped" : "")
         if line != status {
             status = line
             out.notices.append(.status(line))

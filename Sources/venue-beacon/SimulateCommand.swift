@@ -38,7 +38,11 @@ struct SimulateCommand: AsyncParsableCommand {
         name: .customLong("herald-logs"),
         help: ArgumentHelp(
             "Also write Herald-format logs (contacts.csv, detection.csv, statistics.csv) into this directory.",
-            discussion: "The same logs `venue-beacon run` writes with [herald] log_directory, for Herald's analysis scripts.",
+            discussion: """
+                The same logs `venue-beacon run` writes with [herald] log_directory, for Herald's analysis scripts, \
+                within the same budget ([herald] log_budget_mb: its default, or the --config file's). Rows that \
+                cannot be written are dropped and counted: the run says so once, reports the count, and exits 74.
+                """,
             valueName: "dir"))
     var heraldLogs: String?
     @Option(
@@ -55,7 +59,7 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (setup, venueIdentity) = try nodeSetup()
+        let (setup, venueIdentity, herald) = try nodeSetup()
         let venue = VenueConfiguration(
             visitors: visitors, openingHours: hours, seed: seed, checkInSeconds: setup.diary.checkInSeconds,
             checkOutSeconds: setup.diary.checkOutSeconds)
@@ -85,14 +89,21 @@ struct SimulateCommand: AsyncParsableCommand {
             }
             logs = HeraldLogWriter(
                 directory: heraldLogs, deviceName: venueIdentity.name, softwareVersion: ProductVersion.string,
-                ownPayload: try setup.identity().payload)
+                ownPayload: try setup.identity().payload, budgetBytes: herald.logBudgetBytes)
         }
         var run = try VenueRun(truth: truth, setup: setup, store: store, heraldLogs: logs)
         let end = truth.lastDeparture + venue.checkOutSeconds + 5
         let pacer = Pacer(pacing: Pacing(speed) ?? .unpaced, startVirtual: 0, startWall: .now)
         var status = StatusLine(interactive: isatty(STDERR_FILENO) == 1)
+        var logFailure: String?
         while run.now < end {
             run.run(until: min(end, run.now + 1))
+            // A Herald-log failure is said once, when it first happens.
+            if logFailure == nil, let logs = run.keeper.heraldLogs, let failure = logs.failure {
+                logFailure = failure
+                if status.interactive { Console.status("\n") }
+                Console.error(HeraldLogWriter.Notice.failing(droppedRows: logs.droppedRows - logs.droppedOverBudget, reason: failure).description)
+            }
             status.show(run, end: end)
             let wait = pacer.delay(untilVirtual: run.now, wallNow: .now)
             if wait > .zero { try await Task.sleep(for: wait) }
@@ -117,19 +128,41 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         Console.out(report.text)
         Console.out("  diary \(diaryPath), export \(exportPath)")
+        if let heraldLogs, let logs = run.keeper.heraldLogs {
+            Console.out("  Herald logs \(heraldLogs): " + Self.summary(logs))
+        }
         if json { Console.out(try report.json()) }
+        if let heraldLogs, let logs = run.keeper.heraldLogs, logs.failedFlushes > 0 {
+            let failure = logFailure ?? logs.failure ?? "an I/O error"
+            Console.error("Herald logs \(heraldLogs): \(logs.droppedRows - logs.droppedOverBudget) rows could not be written (\(failure))")
+            throw ExitCode(ExitStatus.ioError)
+        }
     }
 
-    /// The node to simulate and the venue its export names: the config file's, or the defaults.
-    private func nodeSetup() throws -> (NodeSetup, VenueIdentity) {
+    /// What the Herald logs could not keep: rows dropped for failed writes and for the budget,
+    /// day folders deleted for the budget.
+    static func summary(_ logs: HeraldLogWriter) -> String {
+        guard logs.droppedRows > 0 || logs.foldersDeletedForBudget > 0 else { return "every row written" }
+        var parts: [String] = []
+        let failed = logs.droppedRows - logs.droppedOverBudget
+        if failed > 0 { parts.append("\(failed) rows dropped (writes failed)") }
+        let budget = HeraldLogWriter.Notice.megabytes(logs.budgetBytes ?? 0)
+        if logs.droppedOverBudget > 0 { parts.append("\(logs.droppedOverBudget) rows dropped over the budget of \(budget)") }
+        if logs.foldersDeletedForBudget > 0 { parts.append("\(logs.foldersDeletedForBudget) day folders deleted for the budget of \(budget)") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The node to simulate, the venue its export names and the `[herald]` settings (the Herald
+    /// logs' budget): the config file's, or the defaults.
+    private func nodeSetup() throws -> (NodeSetup, VenueIdentity, HeraldSettings) {
         guard let config else {
             let setup = NodeSetup()
-            return (setup, VenueIdentity(setup.beacon))
+            return (setup, VenueIdentity(setup.beacon), HeraldSettings())
         }
         var options = ConfigOptions()
         options.config = config
         let settings = try options.load()
-        return (settings.nodeSetup, settings.venue)
+        return (settings.nodeSetup, settings.venue, settings.herald)
     }
 }
 

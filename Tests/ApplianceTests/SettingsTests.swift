@@ -279,6 +279,8 @@ import BLEHost
         #expect(!s.herald.openTrace)
         #expect(s.herald.advertProtocolService == nil)
         #expect(s.herald.logDirectory == nil)
+        #expect(s.herald.logBudgetMB == 4000)
+        #expect(s.herald.logBudgetBytes == 4_000_000_000)
     }
 
     @Test func bluetoothAndHeraldKeys() throws {
@@ -301,6 +303,7 @@ import BLEHost
             opentrace = true
             advert_protocol_service = "fd6f"
             log_directory = "/var/lib/venue-beacon/herald"
+            log_budget_mb = 500
             """, file: "t")
         #expect(s.bluetooth == BluetoothSettings(
             device: "unix:/tmp/bt-server-le", btsnoop: "/var/lib/venue-beacon/hci.btsnoop", legacyService: true,
@@ -309,7 +312,8 @@ import BLEHost
         #expect(s.herald == HeraldSettings(
             connectionTimeoutSeconds: 5, payloadUpdateSeconds: 600, peripheralCleanSeconds: 60, payloadSharing: false,
             gaen: false, openTrace: true, advertProtocolService: BluetoothUUID(UInt16(0xFD6F)),
-            logDirectory: "/var/lib/venue-beacon/herald"))
+            logDirectory: "/var/lib/venue-beacon/herald", logBudgetMB: 500))
+        #expect(s.herald.logBudgetBytes == 500_000_000)
         let never = try Settings.parse(Self.minimal + "\n[herald]\npayload_update_seconds = \"never\"\n", file: "t")
         #expect(never.herald.payloadUpdateSeconds == nil)
     }
@@ -345,6 +349,22 @@ import BLEHost
             let q = problems(Self.minimal + "\n[herald]\nadvert_protocol_service = \"\(bad)\"\n")
             #expect(q.map(\.key) == ["herald.advert_protocol_service"], "\(bad)")
         }
+    }
+
+    /// `log_budget_mb`: whole MB from 10 to 1,000,000; anything else names the key and what it takes.
+    @Test func logBudgetIsWholeMegabytesInItsRange() throws {
+        for (text, mb) in [("10", 10), ("4000", 4000), ("1000000", 1_000_000)] {
+            let s = try Settings.parse(Self.minimal + "\n[herald]\nlog_budget_mb = \(text)\n", file: "t")
+            #expect(s.herald.logBudgetMB == mb, "\(text)")
+        }
+        for bad in ["9", "0", "-1", "1000001", "4.5", "\"4000\"", "true"] {
+            let p = problems(Self.minimal + "\n[herald]\nlog_budget_mb = \(bad)\n")
+            #expect(p.map(\.key) == ["herald.log_budget_mb"], "\(bad)")
+            #expect(p.first?.value == bad, "\(bad)")
+            #expect(p.first?.problem == "must be a whole number of MB from 10 to 1000000", "\(bad)")
+        }
+        let typo = problems(Self.minimal + "\n[herald]\nlog_budget = 100\n")
+        #expect(typo.first?.problem.contains("did you mean log_budget_mb?") == true)
     }
 
     @Test func nodeSettingsReachTheHostAndTheNode() throws {

@@ -15,7 +15,7 @@ struct NodeRadio: Sendable {
     let logger: Logger
 
     func tick(steady: Double) -> NodeLoop.Tick {
-        NodeLoop.Tick(wall: clock.wall(), presentPhones: recorder.present)
+        NodeLoop.Tick(wall: clock.wall(), presentPhones: recorder.present, heraldLogRowsDropped: recorder.heraldLogRowsDropped)
     }
 
     func carry(_ output: inout NodeLoop.Output) {

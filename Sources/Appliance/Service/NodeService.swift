@@ -69,7 +69,8 @@ public struct NodeService: Sendable {
                     setup.diary.isRecording
                         ? HeraldLogWriter(
                             directory: directory, deviceName: settings.venue.name, softwareVersion: ProductVersion.string,
-                            ownPayload: identity.payload, keepingDays: setup.diary.recordingDays)
+                            ownPayload: identity.payload, keepingDays: setup.diary.recordingDays,
+                            budgetBytes: settings.herald.logBudgetBytes)
                         : nil
                 }),
             clock: clock, hooks: hooks, logger: logger)

@@ -46,6 +46,7 @@ final class Recorder: Sendable {
     private let inbox = Mutex(Inbox())
     private let wake = DispatchSemaphore(value: 0)
     private let openVisits = Atomic<Int>(0)
+    private let logRowsDropped = Atomic<Int>(0)
 
     init(options: Options, clock: NodeClock, hooks: ServiceHooks, logger: Logger) {
         self.options = options
@@ -56,6 +57,9 @@ final class Recorder: Sendable {
 
     /// Visits open at the last tick (present phones, pending ones included).
     var present: Int { openVisits.load(ordering: .relaxed) }
+
+    /// Herald-format log rows dropped as of the last tick (failed writes, the budget).
+    var heraldLogRowsDropped: Int { logRowsDropped.load(ordering: .relaxed) }
 
     /// Hands events to the thread; never blocks.
     /// The host's thread hands over each turn's events (an advert's, often): the thread is woken
@@ -179,6 +183,7 @@ final class Recorder: Sendable {
                 return .failure(error)
             }
             openVisits.store(keeper.openVisits, ordering: .relaxed)
+            logRowsDropped.store(keeper.counters.logRowsDropped, ordering: .relaxed)
             carry(&notices)
         }
 

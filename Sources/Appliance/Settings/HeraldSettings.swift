@@ -24,11 +24,20 @@ public struct HeraldSettings: Sendable, Equatable {
     /// Write Herald's own log files (`contacts.csv`, `detection.csv`, `statistics.csv`) here, for
     /// herald-analysis; nil = none.
     public var logDirectory: String?
+    /// The most the log directory holds, in MB (10^6 bytes): past it, whole day folders are
+    /// deleted oldest first, and a day that passes it alone writes no more rows until the next.
+    public var logBudgetMB: Int
+
+    /// `log_budget_mb`'s default: fits a 16 GB card beside the system and 31 days of a busy
+    /// venue's diary (docs/herald.md, "Size budget").
+    public static let defaultLogBudgetMB = 4000
+    /// What `log_budget_mb` takes.
+    public static let logBudgetRange = 10...1_000_000
 
     public init(
         connectionTimeoutSeconds: Int = 12, payloadUpdateSeconds: Int? = nil, peripheralCleanSeconds: Int = 1800,
         payloadSharing: Bool = true, gaen: Bool = true, openTrace: Bool = false, advertProtocolService: BluetoothUUID? = nil,
-        logDirectory: String? = nil
+        logDirectory: String? = nil, logBudgetMB: Int = defaultLogBudgetMB
     ) {
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.payloadUpdateSeconds = payloadUpdateSeconds
@@ -38,7 +47,11 @@ public struct HeraldSettings: Sendable, Equatable {
         self.openTrace = openTrace
         self.advertProtocolService = advertProtocolService
         self.logDirectory = logDirectory
+        self.logBudgetMB = logBudgetMB
     }
+
+    /// The budget in bytes, as ``HeraldLogWriter`` takes it.
+    public var logBudgetBytes: Int { logBudgetMB * 1_000_000 }
 
     static func read(_ section: ConfigSection) -> HeraldSettings {
         var s = section
@@ -67,11 +80,12 @@ public struct HeraldSettings: Sendable, Equatable {
             return nil
         }
         let logDirectory = s.string("log_directory", default: nil) { $0.hasPrefix("/") ? nil : "must be an absolute path such as \"/var/lib/venue-beacon/herald\"" }
+        let logBudget = s.int("log_budget_mb", default: d.logBudgetMB, range: Self.logBudgetRange, unit: "MB") ?? d.logBudgetMB
         s.finish()
         return HeraldSettings(
             connectionTimeoutSeconds: timeout, payloadUpdateSeconds: update, peripheralCleanSeconds: clean,
             payloadSharing: sharing, gaen: gaen, openTrace: openTrace, advertProtocolService: advertProtocol,
-            logDirectory: logDirectory)
+            logDirectory: logDirectory, logBudgetMB: logBudget)
     }
 
     var toml: String {
@@ -84,6 +98,7 @@ public struct HeraldSettings: Sendable, Equatable {
             ("opentrace", String(openTrace), ""),
             ("advert_protocol_service", advertProtocolService.map { TOMLText.quote($0.description) }, "no further advert-based protocol is recorded"),
             ("log_directory", logDirectory.map(TOMLText.quote), "no Herald-format logs are written"),
+            ("log_budget_mb", String(logBudgetMB), ""),
         ])
     }
 }
