@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.0
 // venue-beacon: a Raspberry Pi venue beacon and venue check-in appliance.
 //
 // Layers, bottom up, in the order of `targets` below (none uses a target listed after it; each a
