@@ -143,7 +143,7 @@ import VenueNode
     @Test func aSendmailThatCannotRunFailsConfigCheckOnlyWhenEmailIsOn() throws {
         let dir = TemporaryDirectory("sendmail")
         let config = dir.file("c.toml")
-        FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8), attributes: [.posixPermissions: 0o644])
         for (sendmail, expected) in [
             (dir.file("missing"), "\(dir.file("missing")) does not exist"),
             (dir.path, "\(dir.path) is not a regular file"),
