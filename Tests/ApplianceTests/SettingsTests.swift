@@ -80,7 +80,7 @@ import BLEHost
     @Test func unknownSectionAndTopLevelKey() {
         let p = problems("colour = \"blue\"\n" + Self.minimal + "\n[extras]\nx = 1\n")
         #expect(p.map(\.key) == ["colour", "[extras]"])
-        #expect(p.first?.description == "test.toml: colour = \"blue\": unknown key; the file has sections [venue], [diary], [export], [bluetooth], [herald], [gpio], [logging], [schedule], [exposure]")
+        #expect(p.first?.description == "test.toml: colour = \"blue\": unknown key; the file has sections [venue], [diary], [export], [bluetooth], [herald], [gpio], [logging], [schedule], [exposure], [replication]")
     }
 
     @Test func wrongTypeNamesKeyValueAndAllowed() {

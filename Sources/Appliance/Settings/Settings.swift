@@ -21,12 +21,14 @@ public struct Settings: Sendable, Equatable {
     public var schedule: Schedule?
     /// `[exposure]`: key files' verification keys and the risk score (docs/exposure.md).
     public var exposure = ExposureSettings()
+    /// `[replication]`: the node's visits sent to the venue hub; nil = kept to itself.
+    public var replication: ReplicationSettings?
 
     public static let defaultPath = "/etc/venue-beacon/venue-beacon.toml"
     public static let environmentVariable = "VENUE_BEACON_CONFIG"
 
     /// The sections a config file may have.
-    static let sections = ["venue", "diary", "export", "bluetooth", "herald", "gpio", "logging", "schedule", "exposure"]
+    static let sections = ["venue", "diary", "export", "bluetooth", "herald", "gpio", "logging", "schedule", "exposure", "replication"]
 
     /// The config path to use: an explicit `--config`, else `$VENUE_BEACON_CONFIG`, else the default.
     public static func resolvePath(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -41,6 +43,16 @@ public struct Settings: Sendable, Equatable {
 
     /// Reads and validates a config file, and checks that the places it names for files exist.
     public static func load(path: String) throws(ConfigError) -> Settings {
+        let settings = try parse(try readText(path: path, example: "config/venue-beacon.toml"), file: path)
+        var problems = placeProblems(file: path, export: settings.export, storeKey: "diary.path", store: settings.diary.path, storeName: "the diary")
+        problems += settings.replication?.fileProblems(file: path) ?? []
+        guard problems.isEmpty else { throw ConfigError(problems) }
+        return settings
+    }
+
+    /// A config file's text: a regular UTF-8 file of at most ``maximumFileBytes``. `example`
+    /// names the shipped example to start from when there is no file.
+    static func readText(path: String, example: String) throws(ConfigError) -> String {
         func fail(_ reason: String) -> ConfigError { ConfigError([ConfigProblem(file: path, key: nil, value: nil, problem: reason)]) }
         var info = stat()
         if stat(path, &info) == 0 {
@@ -56,7 +68,7 @@ public struct Settings: Sendable, Equatable {
         } catch {
             let reason: String
             if !FileManager.default.fileExists(atPath: path) {
-                reason = "no such file (write one from config/venue-beacon.toml, or pass --config PATH)"
+                reason = "no such file (write one from \(example), or pass --config PATH)"
             } else if !FileManager.default.isReadableFile(atPath: path) {
                 reason = "cannot be read: permission denied"
             } else {
@@ -64,29 +76,35 @@ public struct Settings: Sendable, Equatable {
             }
             throw fail(reason)
         }
-        let settings = try parse(text, file: path)
+        return text
+    }
+
+    /// What a valid config names on this machine that cannot serve: the config itself if others
+    /// can change it, sendmail when email is set, and the store (`storeKey`, the diary or the
+    /// hub's store) if it cannot be created or is not a regular file.
+    static func placeProblems(file path: String, export: ExportSettings, storeKey: String, store: String, storeName: String) -> [ConfigProblem] {
         var problems: [ConfigProblem] = []
         // The config decides which program runs (export.sendmail), so only its owner may change it.
         if let problem = TrustedFile.problem(path) {
             problems.append(ConfigProblem(file: path, key: nil, value: nil, problem: "refusing a config file others can change: " + problem))
         }
-        if !settings.export.email.isEmpty, let problem = TrustedFile.problem(settings.export.sendmail, program: true) {
+        if !export.email.isEmpty, let problem = TrustedFile.problem(export.sendmail, program: true) {
             problems.append(
                 ConfigProblem(
-                    file: path, key: "export.sendmail", value: TOMLText.quote(settings.export.sendmail),
+                    file: path, key: "export.sendmail", value: TOMLText.quote(export.sendmail),
                     problem: problem + " (the program that hands export emails on, run as the user of venue-beacon: msmtp-mta's /usr/sbin/sendmail, say)"))
         }
-        if let problem = Self.directoryProblem(forFileAt: settings.diary.path) {
-            problems.append(ConfigProblem(file: path, key: "diary.path", value: TOMLText.quote(settings.diary.path), problem: problem))
-        } else if stat(settings.diary.path, &info) == 0, let kind = Self.notRegular(info) {
+        var info = stat()
+        if let problem = Self.directoryProblem(forFileAt: store) {
+            problems.append(ConfigProblem(file: path, key: storeKey, value: TOMLText.quote(store), problem: problem))
+        } else if stat(store, &info) == 0, let kind = Self.notRegular(info) {
             // A FIFO there would hang every diary command; a device would be written over.
             problems.append(
                 ConfigProblem(
-                    file: path, key: "diary.path", value: TOMLText.quote(settings.diary.path),
-                    problem: "it is \(kind); the diary must be a regular file (or not there yet: it is created)"))
+                    file: path, key: storeKey, value: TOMLText.quote(store),
+                    problem: "it is \(kind); \(storeName) must be a regular file (or not there yet: it is created)"))
         }
-        guard problems.isEmpty else { throw ConfigError(problems) }
-        return settings
+        return problems
     }
 
     /// What a file that is not a regular file is, for messages; nil for a regular file.
@@ -120,28 +138,15 @@ public struct Settings: Sendable, Equatable {
 
     /// Validates config text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> Settings {
-        let root: TOMLTable
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            let at = "line \(error.source.begin.line), column \(error.source.begin.column)"
-            throw ConfigError([ConfigProblem(file: file, key: nil, value: nil, problem: "\(at): not valid TOML: \(error.description)")])
-        } catch {
-            throw ConfigError([ConfigProblem(file: file, key: nil, value: nil, problem: "not valid TOML: \(error)")])
-        }
-
         let problems = ConfigProblems(file: file)
-        // The parser stops a string at an escaped NUL; catch control characters in the text.
-        for found in TOMLControlCharacters.find(in: text) {
-            problems.add(
-                key: found.key, value: nil,
-                problem: "line \(found.line): the string holds the control character \(found.escape); control characters (NUL included) are not allowed")
-        }
+        let root = try parseTOML(text, file: file, problems: problems)
         for key in root.keys where !sections.contains(key) {
             let isTable = root[key]?.table != nil
             problems.add(
                 key: isTable ? "[\(key)]" : key, value: isTable ? nil : root[key].map(ConfigSection.render),
-                problem: "unknown \(isTable ? "section" : "key"); the file has sections " + sections.map { "[\($0)]" }.joined(separator: ", "))
+                problem: key == "hub" && isTable
+                    ? HubConfig.hubInNodeConfig
+                    : "unknown \(isTable ? "section" : "key"); the file has sections " + sections.map { "[\($0)]" }.joined(separator: ", "))
         }
 
         let venue = VenueIdentity.read(ConfigSection("venue", in: root, problems: problems))
@@ -153,18 +158,42 @@ public struct Settings: Sendable, Equatable {
         let logging = LoggingSettings.read(ConfigSection("logging", in: root, problems: problems))
         let schedule = ScheduleSettings.read(ConfigSection("schedule", in: root, problems: problems))
         let exposure = ExposureSettings.read(ConfigSection("exposure", in: root, problems: problems))
+        let replication = ReplicationSettings.read(ConfigSection("replication", in: root, problems: problems))
 
         guard problems.list.isEmpty, let venue else {
             throw ConfigError(problems.list)
         }
         return Settings(
             venue: venue, diary: diary, export: export, bluetooth: bluetooth, herald: herald, gpio: gpio, logging: logging,
-            schedule: schedule, exposure: exposure)
+            schedule: schedule, exposure: exposure, replication: replication)
+    }
+
+    /// Parses config text as TOML, adding the control characters the parser would let through
+    /// to `problems`; a syntax error is thrown at once.
+    static func parseTOML(_ text: String, file: String, problems: ConfigProblems) throws(ConfigError) -> TOMLTable {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let at = "line \(error.source.begin.line), column \(error.source.begin.column)"
+            throw ConfigError([ConfigProblem(file: file, key: nil, value: nil, problem: "\(at): not valid TOML: \(error.description)")])
+        } catch {
+            throw ConfigError([ConfigProblem(file: file, key: nil, value: nil, problem: "not valid TOML: \(error)")])
+        }
+
+        // The parser stops a string at an escaped NUL; catch control characters in the text.
+        for found in TOMLControlCharacters.find(in: text) {
+            problems.add(
+                key: found.key, value: nil,
+                problem: "line \(found.line): the string holds the control character \(found.escape); control characters (NUL included) are not allowed")
+        }
+        return root
     }
 
     /// The effective settings, defaults included, as a TOML file that would load to the same values.
     public var effectiveTOML: String {
-        [venue.toml, diary.toml, export.toml, bluetooth.toml, herald.toml, gpio.toml, logging.toml, ScheduleSettings.toml(schedule), exposure.toml].joined(separator: "\n")
+        [venue.toml, diary.toml, export.toml, bluetooth.toml, herald.toml, gpio.toml, logging.toml, ScheduleSettings.toml(schedule), exposure.toml]
+            .joined(separator: "\n") + (replication.map { "\n" + $0.toml } ?? "")
     }
 }
 
@@ -180,7 +209,7 @@ func tomlSection(_ name: String, _ entries: [(String, String?, String)]) -> Stri
 extension Settings {
     /// Things worth telling an operator about valid settings.
     public var notes: [String] {
-        var notes: [String] = export.notes
+        var notes: [String] = export.notes + (replication?.notes ?? [])
         if diary.recordingDays == nil {
             notes.append("diary.recording_days is \"forever\": visits are never purged")
         }
