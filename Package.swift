@@ -16,6 +16,7 @@
 //                 diary (the node's, and `diary replay`'s rows turned into the same events)
 //   Simulation    a venue of virtual phones: ground truth, radio model, efficacy against the diary
 //   AirTransport  the simulated air as an HCITransport (run-bench only)
+//   Replication   several nodes, one venue: wire format, sending state machine, hub store, merge
 //   Exposure      published GAEN diagnosis keys matched against the diary
 //   Appliance     settings, delivery, GPIO, systemd, service wiring
 //   venue-beacon  the command line
@@ -71,6 +72,7 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .target(name: "BLEHost"),
         .target(name: "BLETransport", dependencies: ["BLEHost", "CBlueZ"]),
         .target(name: "CivilDate"),
@@ -81,12 +83,15 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["BLEHost", "Herald", "Sightings", "VenueDiary", "VenueNode"]),
         // The simulated air as an HCITransport, for run-bench (Benchmarks/) only.
         .target(name: "AirTransport", dependencies: ["BLEHost", "BLETransport", "Simulation"]),
+        // Several nodes, one venue: the wire format, the node's sending state machine, the hub's
+        // store and the venue-wide merge (docs/venue.md). Pure: MQTT itself is in Appliance.
+        .target(name: "Replication", dependencies: ["Sightings", "VenueDiary", grdb]),
         // Exposure Notification key files matched against the diary (docs/exposure.md).
         .target(name: "Exposure", dependencies: ["VenueDiary", "CivilDate", "CZlib", crypto]),
-        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "CGPIOD", logging, toml, crypto],
+        .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "Replication", "CGPIOD", "CMosquitto", logging, toml, crypto],
             swiftSettings: gpiodSettings),
         .executableTarget(
-            name: "venue-beacon", dependencies: ["Appliance", "Exposure", "VenueDiary", "VenueNode", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
+            name: "venue-beacon", dependencies: ["Appliance", "Exposure", "Replication", "VenueDiary", "VenueNode", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
             linkerSettings: [
                 // Release builds (what ships): LLVM's linker, which packs the ~90,000 relative
                 // relocations of a position-independent executable into 17 KB (DT_RELR, glibc
@@ -106,6 +111,7 @@ let package = Package(
         .testTarget(name: "AirTransportTests", dependencies: ["AirTransport", "Simulation", "Herald", "BLEHost", "BLETransport"]),
         .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "Sightings", "VenueDiary", "BLEHost"]),
+        .testTarget(name: "ReplicationTests", dependencies: ["Replication", "VenueDiary", "Sightings", grdb]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode", crypto]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
         // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.

@@ -54,6 +54,7 @@ public enum DiaryRepair {
         }
         let highest = highestID(queue)
         let target = try DiaryStore(path: destination)
+        try keepReplicationIdentity(from: queue, in: target)
         var report = SalvageReport()
         var start: Int64 = 1
         let step: Int64 = 4096
@@ -78,6 +79,28 @@ public enum DiaryRepair {
             start = end + 1
         }
         return report
+    }
+
+    /// The rescued diary stays the same diary for the venue hub: it keeps its id, and its
+    /// visits are renumbered above every change the old file gave (so the hub, which may have
+    /// acknowledged up to there, is sent them all again: its writes are idempotent). Without a
+    /// readable id the copy keeps the new one it was made with: the hub then holds the old
+    /// visits twice, under two diary ids.
+    private static func keepReplicationIdentity(from queue: DatabaseQueue, in target: DiaryStore) throws {
+        let id = try? queue.read { db in try String.fetchOne(db, sql: "SELECT id FROM diary_info") }
+        var lastChange: Int64 = 0
+        for sql in ["SELECT max(change) FROM visit_change", "SELECT seq FROM sqlite_sequence WHERE name = 'visit_change'", "SELECT acked FROM replication_ack"] {
+            if let value = try? queue.read({ db in try Int64.fetchOne(db, sql: sql) }) { lastChange = max(lastChange, value) }
+        }
+        try target.database.write { db in
+            if let id { try db.execute(sql: "UPDATE diary_info SET id = ?", arguments: [id]) }
+            // A row at the old last change, gone at once, leaves AUTOINCREMENT counting from it
+            // (writing sqlite_sequence by hand can leave two rows for one table).
+            if lastChange > 0 {
+                try db.execute(sql: "INSERT INTO visit_change (change, visit) VALUES (?, -1)", arguments: [lastChange])
+                try db.execute(sql: "DELETE FROM visit_change WHERE visit = -1")
+            }
+        }
     }
 
     static let visitColumns = "id, kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum, clock_boot, clock_offset, metadata"

@@ -8,7 +8,7 @@ enum DiarySchema {
     /// `PRAGMA application_id` of every venue diary ("VBDY"): tells our files from other SQLite files.
     static let applicationID: Int32 = 0x5642_4459
     /// `PRAGMA user_version` after the last migration this build knows.
-    static let version = 3
+    static let version = 4
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -70,6 +70,45 @@ enum DiarySchema {
         migrator.registerMigration("v3 gaen metadata") { db in
             try db.execute(sql: "ALTER TABLE visit ADD COLUMN metadata BLOB")
             try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        // The diary as the outbox of replication to a venue hub (docs/venue.md).
+        // - `diary_info.id`: random, given once when the diary is made (or first migrated), so a
+        //   re-imaged card's new diary never collides at the hub with the visits of its old one.
+        // - `visit_change`: one row per visit, numbered by its latest write. Triggers renumber a
+        //   visit on every write to its `visit` or `progress` row (check-in, checkpoint of an open
+        //   visit, check-out, clock correction), so no writer can forget to; AUTOINCREMENT never
+        //   reuses a number, so the numbers only grow. (Delete then insert: a trigger's own
+        //   `OR REPLACE` would give way to the writing statement's conflict clause.) The hub acknowledges "every change up to
+        //   N"; what is above N is the backlog.
+        // - `replication_ack`: the hub's last acknowledgement, for `diary stats` and restarts.
+        migrator.registerMigration("v4 replication") { db in
+            try db.execute(sql: """
+                CREATE TABLE diary_info (id TEXT NOT NULL);
+                INSERT INTO diary_info (id) VALUES (lower(hex(randomblob(16))));
+                CREATE TABLE visit_change (change INTEGER PRIMARY KEY AUTOINCREMENT, visit INTEGER NOT NULL UNIQUE);
+                INSERT INTO visit_change (visit) SELECT id FROM visit ORDER BY id;
+                CREATE TRIGGER visit_change_insert AFTER INSERT ON visit BEGIN
+                    DELETE FROM visit_change WHERE visit = NEW.id;
+                    INSERT INTO visit_change (visit) VALUES (NEW.id);
+                END;
+                CREATE TRIGGER visit_change_update AFTER UPDATE ON visit BEGIN
+                    DELETE FROM visit_change WHERE visit = NEW.id;
+                    INSERT INTO visit_change (visit) VALUES (NEW.id);
+                END;
+                CREATE TRIGGER visit_change_progress_insert AFTER INSERT ON progress BEGIN
+                    DELETE FROM visit_change WHERE visit = NEW.visit;
+                    INSERT INTO visit_change (visit) VALUES (NEW.visit);
+                END;
+                CREATE TRIGGER visit_change_progress_update AFTER UPDATE ON progress BEGIN
+                    DELETE FROM visit_change WHERE visit = NEW.visit;
+                    INSERT INTO visit_change (visit) VALUES (NEW.visit);
+                END;
+                CREATE TRIGGER visit_change_delete AFTER DELETE ON visit BEGIN
+                    DELETE FROM visit_change WHERE visit = OLD.id;
+                END;
+                CREATE TABLE replication_ack (diary TEXT NOT NULL, acked INTEGER NOT NULL, at REAL NOT NULL);
+                PRAGMA user_version = 4;
+                """)
         }
         return migrator
     }

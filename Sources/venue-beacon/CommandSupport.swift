@@ -32,6 +32,7 @@ enum ExitStatus {
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
     static let tempFail: Int32 = 75  // an email waits in the outbox
+    static let noPermission: Int32 = 77  // the broker refused what this login sent
     static let config: Int32 = 78
 }
 

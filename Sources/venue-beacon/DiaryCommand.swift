@@ -69,16 +69,32 @@ struct DiaryCommand: ParsableCommand {
         func run() throws {
             let settings = try options.load()
             try reportingFailures(diary: settings.diary.path) {
-                let stats = try DiaryStore(path: settings.diary.path, readOnly: true).stats()
+                let store = try DiaryStore(path: settings.diary.path, readOnly: true)
+                let stats = try store.stats()
                 let oldest = stats.oldestCheckIn.map(TimeText.iso8601)
                 let newest = stats.newestCheckOut.map(TimeText.iso8601)
+                // Replication: what the hub has not acknowledged yet (as the node last heard).
+                var hub: (backlog: Int, heard: Double?)?
+                if settings.replication != nil {
+                    let diary = try store.diaryID()
+                    let ack = try store.replicationAck().flatMap { $0.diary == diary ? $0 : nil }
+                    hub = (try store.backlog(after: ack?.acked ?? 0), ack?.at)
+                }
                 if json {
                     func q(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "null" }
+                    let replication = hub.map { ", \"hub_backlog\": \($0.backlog), \"hub_acknowledged_at\": \(q($0.heard.map(TimeText.iso8601)))" } ?? ""
                     Console.out(
                         "{\"path\": \"\(settings.diary.path)\", \"visits\": \(stats.visits), \"open_visits\": \(stats.openVisits), "
                             + "\"oldest_check_in\": \(q(oldest)), \"newest_check_out\": \(q(newest)), "
-                            + "\"clock_uncorrected\": \(stats.uncorrectedVisits), \"file_bytes\": \(stats.fileBytes)}")
+                            + "\"clock_uncorrected\": \(stats.uncorrectedVisits), \"file_bytes\": \(stats.fileBytes)\(replication)}")
                 } else {
+                    defer {
+                        if let hub {
+                            Console.out(
+                                "hub backlog:      \(hub.backlog) visits not yet acknowledged by the venue hub"
+                                    + (hub.heard.map { " (last acknowledgement \(TimeText.iso8601($0)))" } ?? " (no acknowledgement heard yet)"))
+                        }
+                    }
                     Console.out("""
                         diary:            \(settings.diary.path)
                         visits:           \(stats.visits)

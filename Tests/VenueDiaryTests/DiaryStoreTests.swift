@@ -233,6 +233,6 @@ import Testing
         }
         let store = try DiaryStore(path: path)
         #expect(try store.visits().map(\.metadata) == [nil])
-        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == 3)
+        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == DiarySchema.version)
     }
 }

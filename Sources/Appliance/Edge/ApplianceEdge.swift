@@ -25,6 +25,8 @@ public final class ApplianceEdge: Sendable {
     private let detector: ClockSyncDetector
     private let logger: Logger
     private let state = SharedState()
+    /// `[replication]`: the diary sent to the venue hub; nil: no replication.
+    let replication: ReplicationWorker?
 
     struct State {
         var radio: RadioCondition = .starting
@@ -105,6 +107,12 @@ public final class ApplianceEdge: Sendable {
         self.scheduledExport = settings.export.schedule.map { ScheduledExport(schedule: $0, statePath: settings.export.scheduleState) }
         self.detector = detector
         self.logger = logger
+        let replication = settings.replication.map { replication in
+            ReplicationWorker(
+                settings: replication, diaryPath: settings.diary.path,
+                clockSynchronised: { state.withLock { $0.clockSynchronised } }, logger: logger)
+        }
+        self.replication = replication
 
         /// One sd_notify message; a failure is logged (systemd may have gone away at shutdown).
         @Sendable func notify(_ assignments: [String]) {
@@ -118,6 +126,8 @@ public final class ApplianceEdge: Sendable {
         hooks = ServiceHooks(
             ready: {
                 notify(["READY=1"])
+                // The service has the diary open (and migrated): the outbox can be read.
+                replication?.start()
                 if state.withLock({ $0.startupCode.readySent() }) { pageOutSoon() }
             },
             watchdog: {
@@ -130,7 +140,10 @@ public final class ApplianceEdge: Sendable {
                 }
                 if due { notify(["WATCHDOG=1"]) }
             },
-            status: { line in notify(["STATUS=" + line]) },
+            status: { line in
+                let backlog = replication?.backlog.map { "; hub backlog \($0) visits" } ?? ""
+                notify(["STATUS=" + line + backlog])
+            },
             radio: { condition in
                 // Recorded with or without LEDs: the housekeeping reads it too.
                 let (status, pagingOut) = state.withLock { s in
@@ -178,7 +191,10 @@ public final class ApplianceEdge: Sendable {
     }
 
     /// Turns the LEDs off and releases the GPIO lines.
-    public func shutdown() { panel?.stop() }
+    public func shutdown() {
+        replication?.stop()
+        panel?.stop()
+    }
 
     /// For a fault that restarting cannot mend (a damaged diary): the status LED shows a fault,
     /// systemd hears that the service is up with the reason as its status (so it neither

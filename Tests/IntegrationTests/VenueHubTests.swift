@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+import Testing
+import VenueDiary
+
+/// Several nodes, one venue, with real parts: Debian's mosquitto on loopback with the venue's
+/// ACL, the real `venue-beacon hub` and `venue-beacon replicate` processes, real SQLite diaries.
+/// Each scenario checks that the hub ends with every visit exactly once, at its latest state.
+@Suite(.serialized) struct VenueHubTests {
+    static let t0 = 1_795_197_600.0
+
+    /// A venue: a broker, a hub config and store, and nodes with diaries.
+    struct Venue {
+        let dir: TemporaryDirectory
+        let broker: Mosquitto
+        var hubConfig: String { dir.path("hub.toml") }
+        var hubStore: String { dir.path("hub.sqlite") }
+
+        init(nodes: [String], brokerExtra: String = "") throws {
+            dir = try TemporaryDirectory("venue-hub")
+            var logins = ["hub": "hub-secret"]
+            for node in nodes { logins[node] = "\(node)-secret" }
+            broker = try Mosquitto(logins: logins, extra: brokerExtra)
+            _ = try dir.write("hub.pass", "hub-secret\n")
+            _ = try dir.write("hub.toml", """
+                [venue]
+                country = 826
+                state = 4
+                code = 123123
+                name = "Riverside School"
+                [diary]
+                check_out_seconds = 300
+                recording_days = 21
+                [hub]
+                store = "\(hubStore)"
+                broker = "\(broker.url)"
+                password_file = "\(dir.path("hub.pass"))"
+                """)
+        }
+
+        /// A node's config: `name` as the node, logging in as `login` (default: its name).
+        func nodeConfig(_ name: String, login: String? = nil, password: String? = nil) throws -> String {
+            let login = login ?? name
+            let passwordFile = try dir.write("\(name)-as-\(login).pass", (password ?? "\(login)-secret") + "\n")
+            return try dir.write("\(name)-as-\(login).toml", """
+                [venue]
+                country = 826
+                state = 4
+                code = 123123
+                name = "Riverside School"
+                [diary]
+                path = "\(diary(name))"
+                [replication]
+                broker = "\(broker.url)"
+                node = "\(name)"
+                username = "\(login)"
+                password_file = "\(passwordFile)"
+                """)
+        }
+
+        func diary(_ name: String) -> String { dir.path("\(name).sqlite") }
+
+        /// Fills a node's diary with `count` closed visits of distinct phones.
+        @discardableResult
+        func record(_ name: String, visits count: Int, first: Int = 0) throws -> DiaryStore {
+            let store = try DiaryStore(path: diary(name))
+            let visits = (first..<first + count).map { index in
+                Visit(
+                    kind: .herald, payload: Array("\(name)-\(index)".utf8), checkIn: t0 + Double(index),
+                    lastSeen: t0 + Double(index) + 600, checkOut: t0 + Double(index) + 600, samples: 5, rssiMax: -50,
+                    rssiSum: -260)
+            }
+            for chunk in stride(from: 0, to: visits.count, by: 5000) {
+                try store.save(Array(visits[chunk..<min(chunk + 5000, visits.count)]))
+            }
+            return store
+        }
+
+        func startHub() async throws -> ChildProcess {
+            let hub = try ChildProcess(ProcessRunner.venueBeacon.path, ["hub", "--config", hubConfig])
+            try await hub.waitForOutput("hub: subscribed")
+            return hub
+        }
+
+        func replicate(_ config: String, timeout: Int) throws -> ChildProcess {
+            try ChildProcess(ProcessRunner.venueBeacon.path, ["replicate", "--config", config, "--timeout", "\(timeout)"])
+        }
+
+        /// (node, node visit id) → version, as the hub holds them.
+        func hubRows() throws -> [String: [Int64: Int64]] {
+            var config = Configuration()
+            config.readonly = true
+            let queue = try DatabaseQueue(path: hubStore, configuration: config)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                var rows: [String: [Int64: Int64]] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT node, visit, version FROM node_visit") {
+                    rows[row[0], default: [:]][row[1]] = row[2]
+                }
+                return rows
+            }
+        }
+
+        /// Every visit of the node's diary at the hub, at the change the node has now.
+        func expectComplete(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let store = try DiaryStore(path: diary(name), readOnly: true)
+            var expected: [Int64: Int64] = [:]
+            var after: Int64 = 0
+            while true {
+                let changes = try store.changes(after: after, limit: 5000)
+                guard let last = changes.last else { break }
+                for (change, visit) in changes { expected[visit.id!] = change }
+                after = last.change
+            }
+            let held = try hubRows()[name] ?? [:]
+            #expect(held.count == expected.count, "node \(name): hub holds \(held.count) of \(expected.count)", sourceLocation: sourceLocation)
+            #expect(held == expected, "node \(name): versions differ", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func theHubAwayAtFirstThenEverythingArrivesOnceFromThreeNodes() async throws {
+        let nodes = ["hall", "room-2", "kitchen"]
+        let venue = try Venue(nodes: nodes)
+        defer { venue.dir.remove() }
+        try await venue.broker.start()
+        defer { Task { await venue.broker.stop() } }
+        for (index, node) in nodes.enumerated() { try venue.record(node, visits: 300 + 100 * index) }
+        let configs = try nodes.map { try venue.nodeConfig($0) }
+
+        // No hub has ever subscribed: the broker takes the visits and nobody will read them.
+        let early = try venue.replicate(configs[0], timeout: 2)
+        #expect(try await early.waitForExit() == 75, "\(early.output)")
+        #expect(early.output.contains("no hub has subscribed"), "\(early.output)")
+
+        // The hub subscribed once, and is away now: its session queues at the broker.
+        let first = try await venue.startHub()
+        await first.stop()
+        let away = try venue.replicate(configs[1], timeout: 2)
+        #expect(try await away.waitForExit() == 75, "\(away.output)")
+        #expect(away.output.contains("did not acknowledge"), "\(away.output)")
+        #expect(away.output.contains("pending 400"), "\(away.output)")
+
+        let hub = try await venue.startHub()
+        defer { Task { await hub.stop() } }
+        let passes = try configs.map { try venue.replicate($0, timeout: 60) }
+        for pass in passes {
+            #expect(try await pass.waitForExit(timeout: .seconds(90)) == 0, "\(pass.output)")
+            #expect(pass.output.contains("pending 0"), "\(pass.output)")
+        }
+        for node in nodes { try venue.expectComplete(node) }
+
+        // Again: nothing is pending, nothing is sent, nothing changes.
+        let again = try venue.replicate(configs[2], timeout: 10)
+        #expect(try await again.waitForExit() == 0)
+        #expect(again.output.contains("sent 0, acknowledged 0, pending 0"), "\(again.output)")
+        #expect(try venue.hubRows().values.map(\.count).sorted() == [300, 400, 500])
+    }
+
+    @Test func aNodeUnderAnotherNodesNameGetsNothingIntoTheHub() async throws {
+        let venue = try Venue(nodes: ["hall", "room-2"])
+        defer { venue.dir.remove() }
+        try await venue.broker.start()
+        defer { Task { await venue.broker.stop() } }
+        let hub = try await venue.startHub()
+        defer { Task { await hub.stop() } }
+        try venue.record("room-2", visits: 20)
+        let impostor = try venue.replicate(try venue.nodeConfig("room-2", login: "hall"), timeout: 10)
+        #expect(try await impostor.waitForExit() == 77, "\(impostor.output)")
+        #expect(impostor.output.contains("refused the visits of node 'room-2' from login 'hall'"), "\(impostor.output)")
+        let wrongPassword = try venue.replicate(try venue.nodeConfig("room-2", password: "guess"), timeout: 10)
+        #expect(try await wrongPassword.waitForExit() == 78, "\(wrongPassword.output)")
+        #expect(wrongPassword.output.contains("refused the login 'room-2'"), "\(wrongPassword.output)")
+        #expect(try venue.hubRows().isEmpty)
+        // Under its own login the same node gets in.
+        let honest = try venue.replicate(try venue.nodeConfig("room-2"), timeout: 30)
+        #expect(try await honest.waitForExit() == 0, "\(honest.output)")
+        try venue.expectComplete("room-2")
+    }
+
+    @Test func aBrokerThatDropsAndABrokerKilledLoseNothing() async throws {
+        // The broker keeps at most 10 messages for the hub while it is away, and drops the rest.
+        let venue = try Venue(nodes: ["hall", "room-2"], brokerExtra: "max_queued_messages 10")
+        defer { venue.dir.remove() }
+        try await venue.broker.start()
+        let first = try await venue.startHub()
+        await first.stop()
+        try venue.record("hall", visits: 3000)
+        try venue.record("room-2", visits: 3000)
+        let configs = try ["hall", "room-2"].map { try venue.nodeConfig($0) }
+        // Long enough for each node to send its window, wait in vain, and send it again: more
+        // than the broker keeps.
+        let away = try configs.map { try venue.replicate($0, timeout: 14) }
+        for pass in away {
+            #expect(try await pass.waitForExit() == 75, "\(pass.output)")
+        }
+        #expect(venue.broker.output.contains("Outgoing messages are being dropped"), "\(venue.broker.output)")
+        // The hub returns to a full queue with gaps; the broker then dies without saving.
+        let hub = try await venue.startHub()
+        let passes = try configs.map { try venue.replicate($0, timeout: 120) }
+        try await Task.sleep(for: .milliseconds(300))
+        try await venue.broker.kill9()
+        try await venue.broker.start()
+        defer { Task { await venue.broker.stop() } }
+        for pass in passes {
+            #expect(try await pass.waitForExit(timeout: .seconds(180)) == 0, "\(pass.output)")
+        }
+        await hub.stop()
+        try venue.expectComplete("hall")
+        try venue.expectComplete("room-2")
+    }
+
+    @Test func newerStatesReplaceOlderOnesAndAResentOldStateChangesNothing() async throws {
+        let venue = try Venue(nodes: ["hall"])
+        defer { venue.dir.remove() }
+        try await venue.broker.start()
+        defer { Task { await venue.broker.stop() } }
+        let hub = try await venue.startHub()
+        defer { Task { await hub.stop() } }
+        let store = try venue.record("hall", visits: 50)
+        let config = try venue.nodeConfig("hall")
+        #expect(try await venue.replicate(config, timeout: 30).waitForExit() == 0)
+        // The node corrects ten visits (longer stays): each gets a newer change.
+        var changed = try store.visits().prefix(10).map { $0 }
+        for index in changed.indices { changed[index].samples += 10 }
+        try store.save(changed)
+        #expect(try await venue.replicate(config, timeout: 30).waitForExit() == 0)
+        try venue.expectComplete("hall")
+        // The diary's acknowledgement is kept: the next pass sends nothing.
+        #expect(try DiaryStore(path: venue.diary("hall")).replicationAck()?.acked == (try store.lastChange()))
+    }
+}
