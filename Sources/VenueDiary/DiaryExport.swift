@@ -33,6 +33,49 @@ public struct VenueIdentity: Sendable, Equatable {
     }
 }
 
+/// One room's part of a venue-wide visit (a hub export): one node's visit of the identity.
+public struct RoomSegment: Sendable, Equatable {
+    /// The node's name.
+    public var room: String
+    public var checkIn: Double
+    /// Nil while the node's visit is open.
+    public var checkOut: Double?
+    public var lastSeen: Double
+    public var samples: Int
+    /// Meaningless when `samples` is 0.
+    public var rssiMax: Int
+    public var rssiSum: Int
+
+    public init(
+        room: String, checkIn: Double, checkOut: Double?, lastSeen: Double, samples: Int, rssiMax: Int, rssiSum: Int
+    ) {
+        self.room = room
+        self.checkIn = checkIn
+        self.checkOut = checkOut
+        self.lastSeen = lastSeen
+        self.samples = samples
+        self.rssiMax = rssiMax
+        self.rssiSum = rssiSum
+    }
+}
+
+/// A visit to the venue as a whole (a hub export): one identity's visits in several rooms
+/// merged into one, with the rooms it was seen in and each room's part.
+public struct VenueVisit: Sendable, Equatable {
+    /// The merged visit (its `id` the hub's id of its earliest segment).
+    public var visit: Visit
+    /// Distinct rooms, in the order the identity was first seen in each.
+    public var rooms: [String]
+    /// The rooms' visits, by check-in.
+    public var segments: [RoomSegment]
+
+    public init(visit: Visit, rooms: [String], segments: [RoomSegment]) {
+        self.visit = visit
+        self.rooms = rooms
+        self.segments = segments
+    }
+}
+
 /// Share exports for contact tracers: CSV (RFC 4180, UTF-8, CRLF, header row) and JSON.
 ///
 /// Columns, in this order: `visit_id,kind,payload,check_in,check_out,duration_seconds,samples,
@@ -46,6 +89,11 @@ public struct VenueIdentity: Sendable, Equatable {
 /// corrected (they may be off by hours), else 0. JSON also counts those visits in
 /// `visits_clock_uncorrected`. Visits come oldest check-in first.
 ///
+/// A venue hub's export (``export(_:venueVisits:window:venue:generatedAt:nodeKey:to:)``) has
+/// one more CSV column, `rooms` (the room names joined by `;`), and in JSON each visit gains
+/// `rooms` (an array of names) and `segments` (each room's part: `room`, `check_in`,
+/// `check_out`, `samples`, `rssi_max`, `rssi_mean`, as for a visit).
+///
 /// The formatters are pure; ``export(_:from:window:venue:generatedAt:to:)`` streams from the
 /// diary through a row cursor in chunks, so a million visits never sit in memory at once.
 public enum DiaryExport {
@@ -55,6 +103,9 @@ public enum DiaryExport {
 
     public static let csvHeader =
         "visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected"
+
+    /// The header of a venue hub's CSV export.
+    public static let venueCSVHeader = csvHeader + ",rooms"
 
     /// What an export wrote.
     public struct Summary: Sendable, Equatable {
@@ -117,6 +168,27 @@ public enum DiaryExport {
         try sink(writer.buffer)
         return Summary(visits: writer.count, clockUncorrected: writer.clockUncorrected, earliestEnd: writer.earliestEnd)
     }
+
+    /// Writes venue-wide visits (a venue hub's export), in the order given, to `sink` in chunks
+    /// of about 64 KiB. Returns what it exported.
+    @discardableResult
+    public static func export(
+        _ format: Format, venueVisits: some Sequence<VenueVisit>, window: VisitWindow, venue: VenueIdentity,
+        generatedAt: Double, nodeKey: String? = nil, to sink: ([UInt8]) throws -> Void
+    ) throws -> Summary {
+        var writer = ExportWriter(
+            format: format, venue: venue, window: window, generatedAt: generatedAt, nodeKey: nodeKey, rooms: true)
+        for visit in venueVisits {
+            writer.append(visit)
+            if writer.buffer.count >= ExportWriter.chunkSize {
+                try sink(writer.buffer)
+                writer.buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        writer.finish()
+        try sink(writer.buffer)
+        return Summary(visits: writer.count, clockUncorrected: writer.clockUncorrected, earliestEnd: writer.earliestEnd)
+    }
 }
 
 /// Formats an export document piece by piece into a byte buffer.
@@ -131,14 +203,20 @@ struct ExportWriter {
 
     /// JSON only: the fingerprint of the node key that signs the export.
     let nodeKey: String?
+    /// A venue hub's export: every visit has rooms and segments (``VenueVisit``).
+    let rooms: Bool
 
-    init(format: DiaryExport.Format, venue: VenueIdentity?, window: VisitWindow, generatedAt: Double, nodeKey: String? = nil) {
+    init(
+        format: DiaryExport.Format, venue: VenueIdentity?, window: VisitWindow, generatedAt: Double, nodeKey: String? = nil,
+        rooms: Bool = false
+    ) {
         self.format = format
         self.nodeKey = nodeKey
+        self.rooms = rooms
         buffer.reserveCapacity(Self.chunkSize + 4096)
         switch format {
         case .csv:
-            buffer.append(contentsOf: DiaryExport.csvHeader.utf8)
+            buffer.append(contentsOf: (rooms ? DiaryExport.venueCSVHeader : DiaryExport.csvHeader).utf8)
             buffer.append(contentsOf: [13, 10])
         case .json:
             let strings = [venue?.name, venue?.location, venue?.area, venue?.url].reduce(0) { $0 + ($1?.utf8.count ?? 0) }
@@ -187,16 +265,37 @@ struct ExportWriter {
         }
     }
 
-    /// One visit's fields; the payload may point straight into an SQLite row.
+    /// A venue-wide visit (a hub export's writer only).
+    mutating func append(_ venueVisit: VenueVisit) {
+        assert(rooms, "a venue-wide visit in a node export")
+        let visit = venueVisit.visit
+        visit.payload.withUnsafeBytes { payload in
+            append(
+                id: Int(visit.id ?? 0), kind: visit.kind.rawValue, payload: payload, checkIn: visit.checkIn,
+                lastSeen: visit.lastSeen, checkOut: visit.checkOut, samples: visit.samples, rssiMax: visit.rssiMax,
+                rssiSum: visit.rssiSum, clockUncorrected: visit.clockUncorrected, rooms: venueVisit.rooms,
+                segments: venueVisit.segments)
+        }
+    }
+
+    /// One visit's fields; the payload may point straight into an SQLite row. `rooms` and
+    /// `segments` are written by a hub's writer only (``rooms``).
     mutating func append(
         id: Int, kind: String, payload: UnsafeRawBufferPointer, checkIn: Double, lastSeen: Double, checkOut: Double?,
-        samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool
+        samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool, rooms: [String] = [],
+        segments: [RoomSegment] = []
     ) {
         let shownCheckIn = UTCTime.wholeSeconds(checkIn)
         let shownEnd = UTCTime.wholeSeconds(checkOut ?? lastSeen)
         let first = count == 0
         let format = format
-        buffer.write(upTo: 512 + 6 * kind.utf8.count + 2 * payload.count) { out in
+        let venueWide = self.rooms
+        // Rooms: a JSON string each (6 bytes a byte, quotes, separator) or a quoted CSV field
+        // (2 bytes a byte); a segment: its room as a JSON string and at most 200 more bytes.
+        var extra = 0
+        for room in rooms { extra += 6 * room.utf8.count + 8 }
+        for segment in segments { extra += 6 * segment.room.utf8.count + 256 }
+        buffer.write(upTo: 512 + 6 * kind.utf8.count + 2 * payload.count + extra) { out in
             switch format {
             case .csv:
                 out.integer(id)
@@ -222,6 +321,10 @@ struct ExportWriter {
                 }
                 out.byte(UInt8(ascii: ","))
                 out.byte(clockUncorrected ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+                if venueWide {
+                    out.byte(UInt8(ascii: ","))
+                    out.csvField(rooms.joined(separator: ";"))
+                }
                 out.byte(13)
                 out.byte(10)
             case .json:
@@ -247,7 +350,36 @@ struct ExportWriter {
                 } else {
                     out.text(", \"rssi_max\": null, \"rssi_mean\": null")
                 }
-                out.text(clockUncorrected ? ", \"clock_uncorrected\": true}" : ", \"clock_uncorrected\": false}")
+                out.text(clockUncorrected ? ", \"clock_uncorrected\": true" : ", \"clock_uncorrected\": false")
+                if venueWide {
+                    out.text(", \"rooms\": [")
+                    for (index, room) in rooms.enumerated() {
+                        if index > 0 { out.text(", ") }
+                        out.jsonString(room)
+                    }
+                    out.text("], \"segments\": [")
+                    for (index, segment) in segments.enumerated() {
+                        out.text(index == 0 ? "{\"room\": " : ", {\"room\": ")
+                        out.jsonString(segment.room)
+                        out.text(", \"check_in\": ")
+                        out.jsonTime(segment.checkIn)
+                        out.text(", \"check_out\": ")
+                        out.jsonTime(segment.checkOut)
+                        out.text(", \"samples\": ")
+                        out.integer(segment.samples)
+                        if segment.samples > 0 {
+                            out.text(", \"rssi_max\": ")
+                            out.integer(segment.rssiMax)
+                            out.text(", \"rssi_mean\": ")
+                            out.oneDecimal(numerator: segment.rssiSum, denominator: segment.samples)
+                        } else {
+                            out.text(", \"rssi_max\": null, \"rssi_mean\": null")
+                        }
+                        out.byte(UInt8(ascii: "}"))
+                    }
+                    out.byte(UInt8(ascii: "]"))
+                }
+                out.byte(UInt8(ascii: "}"))
             }
         }
         count += 1
@@ -280,5 +412,23 @@ struct ExportWriter {
             if nodeKey != nil { buffer.append(contentsOf: "\n  \"visit_count\": \(count),".utf8) }
             buffer.append(contentsOf: "\n  \"visits_clock_uncorrected\": \(clockUncorrected)\n}\n".utf8)
         }
+    }
+}
+
+extension TextWriter {
+    /// A CSV field (RFC 4180): as it is, or quoted with inner quotes doubled when it holds a
+    /// comma, a quote or a line break. Writes at most `2 × text.utf8.count + 2` bytes.
+    fileprivate mutating func csvField(_ text: String) {
+        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
+        guard text.utf8.contains(where: special) else {
+            self.text(text)
+            return
+        }
+        byte(UInt8(ascii: "\""))
+        for value in text.utf8 {
+            if value == UInt8(ascii: "\"") { byte(value) }
+            byte(value)
+        }
+        byte(UInt8(ascii: "\""))
     }
 }
