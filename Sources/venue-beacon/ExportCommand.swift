@@ -2,6 +2,7 @@ import Appliance
 import ArgumentParser
 import Exposure
 import Foundation
+import Replication
 import VenueDiary
 import Glibc
 
@@ -78,6 +79,10 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if HubConfig.isHubConfig(path: options.path) {
+            try exportVenue()
+            return
+        }
         let settings = try options.load()
         if let deliver {
             try await deliverExport(to: deliver, settings: settings)
@@ -106,7 +111,7 @@ struct ExportCommand: AsyncParsableCommand {
                     untrustedComment: ExportDocument.untrustedComment(venue: settings.venue, nodeKey: sealing.key?.fingerprint))
                 try file.commit()
                 if output != "-" { Console.error("exported \(summary.visits) visits to \(output)\(Self.sealedNote(sealing))") }
-                try writeSignature(signed, key: sealing.key, settings: settings)
+                try writeSignature(signed, key: sealing.key, protecting: protectedFiles(settings))
                 warnAboutClock(summary)
             } catch {
                 file.abandon()
@@ -152,13 +157,13 @@ struct ExportCommand: AsyncParsableCommand {
     /// Writes the export's signature (nil: the node's key was not readable, already said) to
     /// --signature, or beside a file written with --output; an export to standard output or a
     /// device without --signature is unsigned, and that is said too.
-    func writeSignature(_ signed: String?, key: NodeSigningKey?, settings: Settings) throws {
+    func writeSignature(_ signed: String?, key: NodeSigningKey?, protecting protected: [ProtectedFile]) throws {
         guard let signed else { return }
         guard let path = signature ?? (Self.isRegularFileTarget(output) ? output + ".minisig" : nil) else {
             Console.error("the export is not signed: \(output == "-" ? "standard output" : output) has no file beside it for the signature (--signature PATH writes one)")
             return
         }
-        let file = try OutputFile(path, protecting: protectedFiles(settings) + [ProtectedFile(output, role: "the export")])
+        let file = try OutputFile(path, protecting: protected + [ProtectedFile(output, role: "the export")])
         do {
             try file.write(Array(signed.utf8))
             try file.commit()
@@ -214,7 +219,52 @@ extension ExportCommand {
             if output != "-" {
                 Console.error("exported \(visits.count) matched visits in \(report.windows.count) windows to \(output)\(Self.sealedNote(sealing))")
             }
-            try writeSignature(signed, key: sealing.key, settings: settings)
+            try writeSignature(signed, key: sealing.key, protecting: protectedFiles(settings))
+        }
+    }
+}
+
+extension ExportCommand {
+    /// `export --config HUB`: the whole venue from the hub's store, every node's visits merged
+    /// (docs/venue.md), with the `rooms` column (JSON: rooms and per-room segments); sealed and
+    /// signed as a node's export.
+    func exportVenue() throws {
+        let config = try loadHubConfig(options)
+        guard deliver == nil, exposures.isEmpty else {
+            Console.error("a venue hub's export writes to standard output or --output; --deliver and --exposures are a node's for now")
+            throw ExitCode(ExitStatus.config)
+        }
+        let sealing = Self.sealingForOutput(config.export)
+        try reportingFailures(diary: config.hub.store) {
+            let share = shareWindow ?? (config.diary.shareDays.map { ShareWindow.days($0) } ?? .all)
+            let window = try DiaryExport.window(share, now: now.time)
+            guard FileManager.default.fileExists(atPath: config.hub.store) else {
+                throw DiaryError.missing(path: config.hub.store)
+            }
+            let store = try HubStore(path: config.hub.store)
+            let protected = ProtectedFile.diary(config.hub.store)
+                + [ProtectedFile(config.export.signingKey, role: "the signing key"), ProtectedFile(options.path, role: "the config file")]
+            let file = try OutputFile(output, protecting: protected)
+            do {
+                let sealer = try ExportSealer(sealing: sealing, output: file.write)
+                let summary = try HubExport.export(
+                    format, from: store, window: window, venue: config.venue, checkOutSeconds: config.diary.checkOutSeconds,
+                    generatedAt: now.time, nodeKey: sealing.key?.fingerprint, to: sealer.write)
+                let signed = try sealer.finish(
+                    trustedComment: ExportDocument.trustedComment(
+                        file: outputName, venue: config.venue, nodeKey: sealing.key?.fingerprint,
+                        windowStart: Date(timeIntervalSince1970: window.from ?? now.time),
+                        windowEnd: Date(timeIntervalSince1970: window.to ?? now.time),
+                        visits: summary.visits, generated: Date(timeIntervalSince1970: now.time)),
+                    untrustedComment: ExportDocument.untrustedComment(venue: config.venue, nodeKey: sealing.key?.fingerprint))
+                try file.commit()
+                if output != "-" { Console.error("exported \(summary.visits) venue visits to \(output)\(Self.sealedNote(sealing))") }
+                try writeSignature(signed, key: sealing.key, protecting: protected)
+                warnAboutClock(summary)
+            } catch {
+                file.abandon()
+                throw error
+            }
         }
     }
 }

@@ -46,6 +46,11 @@ import Testing
         #expect(entry("usr/lib/udev/rules.d/60-venue-beacon-gpio.rules") == "-rw-r--r--")  // GPIO for group gpio
         #expect(entry("usr/share/doc/venue-beacon/copyright") != nil)
         #expect(entry("usr/share/doc/venue-beacon/appliance.md") != nil)
+        // The venue hub: its unit (never enabled by the package), its docs and configs to copy.
+        #expect(entry("usr/lib/systemd/system/venue-beacon-hub.service") == "-rw-r--r--")
+        #expect(entry("usr/share/doc/venue-beacon/venue.md") != nil)
+        #expect(entry("usr/share/doc/venue-beacon/venue-hub.toml.example") != nil)
+        #expect(entry("usr/share/doc/venue-beacon/mosquitto/venue-beacon.acl") != nil)
         #expect(entry("usr/share/man/man1/venue-beacon.1.gz") != nil)
         #expect(!listing.contains("./var/"))  // state is made by postinst and systemd, never shipped
 

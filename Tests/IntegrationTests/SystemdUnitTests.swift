@@ -24,6 +24,22 @@ import Testing
         #expect(result.output.isEmpty, "\(result.output)")
     }
 
+    /// The venue hub's unit: verified too, a notify service with no capability at all.
+    @Test func theHubsUnitVerifiesAndHoldsNoCapability() throws {
+        let dir = try TemporaryDirectory("unit")
+        defer { dir.remove() }
+        let source = ProcessRunner.repositoryRoot.appendingPathComponent("systemd/venue-beacon-hub.service").path
+        let text = try String(contentsOfFile: source, encoding: .utf8)
+        #expect(text.contains("\nExecStart=/usr/bin/venue-beacon hub --config /etc/venue-beacon/venue-hub.toml\n"))
+        #expect(text.contains("\nType=notify\n") && text.contains("\nCapabilityBoundingSet=\n") && !text.contains("AF_BLUETOOTH"))
+        let unit = try dir.write(
+            "venue-beacon-hub.service",
+            text.replacingOccurrences(of: "ExecStart=/usr/bin/venue-beacon", with: "ExecStart=" + ProcessRunner.venueBeacon.path))
+        let result = try ProcessRunner.run(Self.analyze, ["verify", unit])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.isEmpty, "\(result.output)")
+    }
+
     /// The exposure score recorded in docs/appliance.md; a change to the unit that raises it
     /// fails here (lower is better: update the docs and this number when it drops).
     @Test func securityExposureStaysAt2Point1() throws {

@@ -228,4 +228,40 @@ import VenueDiary
         // The diary's acknowledgement is kept: the next pass sends nothing.
         #expect(try DiaryStore(path: venue.diary("hall")).replicationAck()?.acked == (try store.lastChange()))
     }
+
+    @Test func theVenueExportMergesOnePhoneAcrossRoomsAndTheHubSaysWhoIsThere() async throws {
+        let venue = try Venue(nodes: ["hall", "room-2"])
+        defer { venue.dir.remove() }
+        try await venue.broker.start()
+        defer { Task { await venue.broker.stop() } }
+        let hub = try await venue.startHub()
+        defer { Task { await hub.stop() } }
+        let phone = Array("phone-1".utf8)
+        // The phone is in the hall, then 120 s later (within check_out_seconds) in room 2.
+        try DiaryStore(path: venue.diary("hall")).save([
+            Visit(kind: .herald, payload: phone, checkIn: Self.t0, lastSeen: Self.t0 + 1200, checkOut: Self.t0 + 1200, samples: 10, rssiMax: -50, rssiSum: -600)
+        ])
+        try DiaryStore(path: venue.diary("room-2")).save([
+            Visit(kind: .herald, payload: phone, checkIn: Self.t0 + 1320, lastSeen: Self.t0 + 2400, checkOut: Self.t0 + 2400, samples: 30, rssiMax: -40, rssiSum: -1500),
+            Visit(kind: .herald, payload: Array("phone-2".utf8), checkIn: Self.t0 + 60, lastSeen: Self.t0 + 900, checkOut: Self.t0 + 900, samples: 5, rssiMax: -70, rssiSum: -360),
+        ])
+        for node in ["hall", "room-2"] {
+            let pass = try venue.replicate(try venue.nodeConfig(node), timeout: 30)
+            #expect(try await pass.waitForExit() == 0, "\(pass.output)")
+        }
+        let export = try ProcessRunner.venueBeacon(["export", "--config", venue.hubConfig, "--days", "all", "--now", "2026-11-30T00:00:00Z"])
+        #expect(export.status == 0, "\(export.output)")
+        let lines = export.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        #expect(lines.first?.hasSuffix(",clock_uncorrected,rooms") == true, "\(export.stdout)")
+        #expect(lines.count == 3, "\(export.stdout)")
+        let merged = try #require(lines.first { $0.contains("70686f6e652d31") })
+        // 40 minutes in two rooms, 40 samples, mean (-600 - 1500) / 40.
+        #expect(merged.hasSuffix(",2400,40,-40,-52.5,0,hall;room-2"), "\(merged)")
+        #expect(lines.contains { $0.contains("70686f6e652d32") && $0.hasSuffix(",room-2") })
+
+        let status = try ProcessRunner.venueBeacon(["hub", "status", "--config", venue.hubConfig])
+        #expect(status.status == 0, "\(status.output)")
+        #expect(status.stdout.contains("hall: ") && status.stdout.contains("1 visits"), "\(status.stdout)")
+        #expect(status.stdout.contains("room-2: ") && status.stdout.contains("2 visits"), "\(status.stdout)")
+    }
 }
