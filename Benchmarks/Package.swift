@@ -50,6 +50,11 @@ let package = Package(
                 .product(name: "AirTransport", package: "venue-beacon"), .product(name: "BLEHost", package: "venue-beacon"),
                 .product(name: "Simulation", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon"),
             ]),
+        // The venue hub (issue 23): visit batches, node diaries and a node's replication in-process,
+        // for Benchmarks/hub/run (which drives mosquitto and the real `venue-beacon hub`).
+        .executableTarget(
+            name: "hub-bench",
+            dependencies: [.product(name: "Appliance", package: "venue-beacon"), .product(name: "VenueDiary", package: "venue-beacon")]),
     ],
     swiftLanguageModes: [.v6]
 )
