@@ -255,8 +255,14 @@ public struct HubStore: Sendable {
     /// that is higher; a message with `prev > acked` follows a lost one and leaves `acked` as it
     /// is (the node resends from `acked`). The node's `last_seen` becomes `now` (a node first
     /// heard through a batch is taken to be online).
+    ///
+    /// `expiredBefore`: visits checked out before this time are past the hub's retention; they
+    /// are acknowledged but not written (a node that resends an old state after the hub purged
+    /// it must not bring it back).
     @discardableResult
-    public func commit(node: String, diary: String, prev: Int64, visits: [ReplicatedVisit], now: Double) throws -> Int64 {
+    public func commit(
+        node: String, diary: String, prev: Int64, visits: [ReplicatedVisit], now: Double, expiredBefore: Double? = nil
+    ) throws -> Int64 {
         guard Self.isValidNodeName(node) else {
             throw HubStoreError.invalidBatch(
                 path: path, node: node, diary: diary, reason: "a node name is 1-64 of lowercase letters, digits and '-'")
@@ -279,6 +285,7 @@ public struct HubStore: Sendable {
             if !visits.isEmpty {
                 let upsert = try db.cachedStatement(sql: Self.upsertVisitSQL)
                 for visit in visits {
+                    if let expiredBefore, let checkOut = visit.checkOut, checkOut < expiredBefore { continue }
                     upsert.setUncheckedArguments([
                         node, diary, visit.visitID, visit.change, visit.kind.rawValue, Data(visit.payload),
                         visit.metadata.map { Data($0) }, visit.checkIn, visit.lastSeen, visit.checkOut, visit.samples,

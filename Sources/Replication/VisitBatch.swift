@@ -81,29 +81,29 @@ public struct VisitBatch: Sendable, Equatable {
         visits.reserveCapacity(count)
         var last = prev
         for index in 0..<count {
-            let field = "visit \(index + 1)"
-            let visitID = try reader.i64(field + " id")
-            let change = try reader.i64(field + " change")
-            guard change > last else { throw WireFormatError("\(field): change \(change) does not follow \(last)") }
+            func field() -> String { "visit \(index + 1)" }
+            let visitID = try reader.i64(field() + " id")
+            let change = try reader.i64(field() + " change")
+            guard change > last else { throw WireFormatError("\(field()): change \(change) does not follow \(last)") }
             last = change
-            let kindText = try reader.shortString(field + " kind")
-            guard let kind = PayloadKind(rawValue: kindText) else { throw WireFormatError("\(field): unknown kind '\(kindText)'") }
-            let payload = try reader.data(field + " payload")
-            let metadataLength = try reader.u8(field + " metadata length")
-            let metadata = metadataLength == 0xFF ? nil : Array(try reader.take(Int(metadataLength), field + " metadata"))
-            let checkIn = try reader.double(field + " check-in")
-            let lastSeen = try reader.double(field + " last seen")
+            let kindText = try reader.shortString(field() + " kind")
+            guard let kind = PayloadKind(rawValue: kindText) else { throw WireFormatError("\(field()): unknown kind '\(kindText)'") }
+            let payload = try reader.data(field() + " payload")
+            let metadataLength = try reader.u8(field() + " metadata length")
+            let metadata = metadataLength == 0xFF ? nil : Array(try reader.take(Int(metadataLength), field() + " metadata"))
+            let checkIn = try reader.double(field() + " check-in")
+            let lastSeen = try reader.double(field() + " last seen")
             let checkOut: Double?
-            switch try reader.u8(field + " check-out flag") {
+            switch try reader.u8(field() + " check-out flag") {
             case 0: checkOut = nil
-            case 1: checkOut = try reader.double(field + " check-out")
-            case let flag: throw WireFormatError("\(field): check-out flag \(flag)")
+            case 1: checkOut = try reader.double(field() + " check-out")
+            case let flag: throw WireFormatError("\(field()): check-out flag \(flag)")
             }
-            let samples = Int(try reader.u32(field + " samples"))
-            let rssiMax = Int(Int16(bitPattern: try reader.u16(field + " rssi max")))
-            let rssiSum = Int(try reader.i64(field + " rssi sum"))
-            let flags = try reader.u8(field + " flags")
-            guard flags & ~1 == 0 else { throw WireFormatError("\(field): unknown flags \(flags)") }
+            let samples = Int(try reader.u32(field() + " samples"))
+            let rssiMax = Int(Int16(bitPattern: try reader.u16(field() + " rssi max")))
+            let rssiSum = Int(try reader.i64(field() + " rssi sum"))
+            let flags = try reader.u8(field() + " flags")
+            guard flags & ~1 == 0 else { throw WireFormatError("\(field()): unknown flags \(flags)") }
             visits.append(
                 ReplicatedVisit(
                     visitID: visitID, change: change, kind: kind, payload: payload, metadata: metadata, checkIn: checkIn,

@@ -28,7 +28,8 @@ struct WireWriter {
     }
 }
 
-/// Big-endian reading that throws ``WireFormatError`` naming the field, never traps.
+/// Big-endian reading that throws ``WireFormatError`` naming the field, never traps. Field names
+/// are made only for a message (a hub decodes tens of thousands of visits a second).
 struct WireReader {
     let bytes: [UInt8]
     var offset = 0
@@ -37,38 +38,38 @@ struct WireReader {
 
     var remaining: Int { bytes.count - offset }
 
-    mutating func take(_ count: Int, _ field: String) throws -> ArraySlice<UInt8> {
+    mutating func take(_ count: Int, _ field: @autoclosure () -> String) throws -> ArraySlice<UInt8> {
         guard count <= remaining else {
-            throw WireFormatError("truncated at \(field): \(count) bytes needed, \(remaining) left")
+            throw WireFormatError("truncated at \(field()): \(count) bytes needed, \(remaining) left")
         }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
-    mutating func u8(_ field: String) throws -> UInt8 { try take(1, field).first! }
-    mutating func u16(_ field: String) throws -> UInt16 { try take(2, field).reduce(0) { $0 << 8 | UInt16($1) } }
-    mutating func u32(_ field: String) throws -> UInt32 { try take(4, field).reduce(0) { $0 << 8 | UInt32($1) } }
-    mutating func u64(_ field: String) throws -> UInt64 { try take(8, field).reduce(0) { $0 << 8 | UInt64($1) } }
-    mutating func i64(_ field: String) throws -> Int64 { Int64(bitPattern: try u64(field)) }
+    mutating func u8(_ field: @autoclosure () -> String) throws -> UInt8 { try take(1, field()).first! }
+    mutating func u16(_ field: @autoclosure () -> String) throws -> UInt16 { try take(2, field()).reduce(0) { $0 << 8 | UInt16($1) } }
+    mutating func u32(_ field: @autoclosure () -> String) throws -> UInt32 { try take(4, field()).reduce(0) { $0 << 8 | UInt32($1) } }
+    mutating func u64(_ field: @autoclosure () -> String) throws -> UInt64 { try take(8, field()).reduce(0) { $0 << 8 | UInt64($1) } }
+    mutating func i64(_ field: @autoclosure () -> String) throws -> Int64 { Int64(bitPattern: try u64(field())) }
 
     /// A finite time or number.
-    mutating func double(_ field: String) throws -> Double {
-        let value = Double(bitPattern: try u64(field))
-        guard value.isFinite else { throw WireFormatError("\(field) is not a finite number") }
+    mutating func double(_ field: @autoclosure () -> String) throws -> Double {
+        let value = Double(bitPattern: try u64(field()))
+        guard value.isFinite else { throw WireFormatError("\(field()) is not a finite number") }
         return value
     }
 
-    mutating func shortString(_ field: String) throws -> String {
-        let count = Int(try u8(field + " length"))
-        guard let text = String(validating: try take(count, field), as: UTF8.self) else {
-            throw WireFormatError("\(field) is not UTF-8")
+    mutating func shortString(_ field: @autoclosure () -> String) throws -> String {
+        let count = Int(try u8(field() + " length"))
+        guard let text = String(validating: try take(count, field()), as: UTF8.self) else {
+            throw WireFormatError("\(field()) is not UTF-8")
         }
         return text
     }
 
-    mutating func data(_ field: String) throws -> [UInt8] {
-        let count = Int(try u16(field + " length"))
-        return Array(try take(count, field))
+    mutating func data(_ field: @autoclosure () -> String) throws -> [UInt8] {
+        let count = Int(try u16(field() + " length"))
+        return Array(try take(count, field()))
     }
 
     func finish(_ message: String) throws {

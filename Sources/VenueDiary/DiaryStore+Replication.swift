@@ -84,3 +84,15 @@ extension DiaryStore {
         }
     }
 }
+
+extension DiaryStore {
+    /// Phones present now (open visits) and visits checked in since `since`: counts for the
+    /// venue's dashboards (Home Assistant), never identities.
+    public func occupancy(since: Double) throws -> (present: Int, checkedIn: Int) {
+        try database.read { db in
+            let present = try Int.fetchOne(db, sql: "SELECT count(*) FROM visit WHERE check_out IS NULL") ?? 0
+            let checkedIn = try Int.fetchOne(db, sql: "SELECT count(*) FROM visit WHERE check_in >= ?", arguments: [since]) ?? 0
+            return (present, checkedIn)
+        }
+    }
+}

@@ -54,6 +54,20 @@ func replicated(
         #expect(try store.segments().count == 2)
     }
 
+    /// A node keeping visits longer than the hub resends them after the hub's purge: they are
+    /// acknowledged, never brought back.
+    @Test func visitsPastRetentionAreAcknowledgedButNotKept() throws {
+        let directory = try HubTestDirectory()
+        let store = try HubStore(path: directory.path("hub.sqlite"))
+        let acked = try store.commit(
+            node: "hall", diary: "d1", prev: 0,
+            visits: [replicated(1, change: 1, checkOut: 1_000), replicated(2, change: 2, checkIn: 5_000, checkOut: 6_000), replicated(3, change: 3, checkIn: 500)],
+            now: 10_000, expiredBefore: 5_500)
+        #expect(acked == 3)
+        // The expired closed visit is gone; the recent one and the open one are kept.
+        #expect(try store.segments().map(\.nodeVisitID).sorted() == [2, 3])
+    }
+
     @Test func anOlderVersionNeverOverwritesANewer() throws {
         let directory = try HubTestDirectory()
         let store = try HubStore(path: directory.path("hub.sqlite"))

@@ -10,6 +10,17 @@ import Testing
             clockUncorrected: id % 3 == 0)
     }
 
+    /// What a refusal says (nil: no refusal). Not `#expect(throws:)`'s value: Swift 6.0's
+    /// swift-testing (the Pi's trixie toolchain) does not return it.
+    static func refusal(_ body: () throws -> Any) -> String? {
+        do {
+            _ = try body()
+            return nil
+        } catch {
+            return (error as? WireFormatError)?.description ?? "not a WireFormatError: \(error)"
+        }
+    }
+
     @Test func aBatchRoundTrips() throws {
         let batch = VisitBatch(diary: "0123456789abcdef0123456789abcdef", prev: 41, visits: [Self.visit(1, change: 42), Self.visit(2, change: 44, open: true), Self.visit(3, change: 90)])
         let bytes = batch.encoded()
@@ -28,8 +39,7 @@ import Testing
 
     @Test func changesMustRiseAbovePrev() throws {
         let notAbove = VisitBatch(diary: "d", prev: 5, visits: [Self.visit(1, change: 5)]).encoded()
-        let error = #expect(throws: WireFormatError.self) { try VisitBatch(decoding: notAbove) }
-        #expect(error?.description.contains("change 5 does not follow 5") == true)
+        #expect(Self.refusal { try VisitBatch(decoding: notAbove) }?.contains("change 5 does not follow 5") == true)
         let falling = VisitBatch(diary: "d", prev: 0, visits: [Self.visit(1, change: 9), Self.visit(2, change: 8)]).encoded()
         #expect(throws: WireFormatError.self) { try VisitBatch(decoding: falling) }
     }
@@ -43,8 +53,7 @@ import Testing
         let kindAt = 1 + 2 + 8 + 2 + 8 + 8 + 1
         #expect(bytes[kindAt] == UInt8(ascii: "h"))
         bytes[kindAt] = UInt8(ascii: "x")
-        let error = #expect(throws: WireFormatError.self) { try VisitBatch(decoding: bytes) }
-        #expect(error?.description.contains("unknown kind") == true)
+        #expect(Self.refusal { try VisitBatch(decoding: bytes) }?.contains("unknown kind") == true)
         var nan = VisitBatch(diary: "d", prev: 0, visits: [Self.visit(1, change: 1)])
         nan.visits[0].checkIn = .nan
         #expect(throws: WireFormatError.self) { try VisitBatch(decoding: nan.encoded()) }

@@ -109,7 +109,7 @@ public final class ApplianceEdge: Sendable {
         self.logger = logger
         let replication = settings.replication.map { replication in
             ReplicationWorker(
-                settings: replication, diaryPath: settings.diary.path,
+                settings: replication, venue: settings.venue, diaryPath: settings.diary.path,
                 clockSynchronised: { state.withLock { $0.clockSynchronised } }, logger: logger)
         }
         self.replication = replication

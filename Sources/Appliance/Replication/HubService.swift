@@ -122,7 +122,10 @@ public final class HubService {
             }
             let acked: Int64
             do {
-                acked = try store.commit(node: node, diary: batch.diary, prev: batch.prev, visits: batch.visits, now: now)
+                // Past retention at the hub (a node's recording_days may be longer): acknowledged, not kept.
+                let expiredBefore = recordingDays.map { now - Double($0) * 86_400 }
+                acked = try store.commit(
+                    node: node, diary: batch.diary, prev: batch.prev, visits: batch.visits, now: now, expiredBefore: expiredBefore)
             } catch {
                 counts.failedCommits += 1
                 log("cannot commit a batch from node \(node): \(error)")

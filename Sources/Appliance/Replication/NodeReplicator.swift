@@ -52,6 +52,9 @@ public final class NodeReplicator {
     private(set) var sender: ReplicationSender
     private let clockSynchronised: @Sendable () -> Bool?
     private let publishesStatus: Bool
+    /// `[replication] home_assistant`: the venue the discovery names; nil: none.
+    private let homeAssistantVenue: VenueIdentity?
+    private var announced = false
     private var connected = false
     private var subscribed = false
     private var lastChange: Int64 = -1
@@ -68,11 +71,13 @@ public final class NodeReplicator {
     ///     saying offline. A by-hand pass publishes none.
     public init(
         settings: ReplicationSettings, store: DiaryStore, options: ReplicationSender.Options = .init(),
-        publishesStatus: Bool = false, clockSynchronised: @escaping @Sendable () -> Bool? = { nil }
+        publishesStatus: Bool = false, clockSynchronised: @escaping @Sendable () -> Bool? = { nil },
+        venue: VenueIdentity? = nil
     ) throws {
         self.settings = settings
         self.store = store
         self.publishesStatus = publishesStatus
+        homeAssistantVenue = publishesStatus && settings.homeAssistant ? venue : nil
         self.clockSynchronised = clockSynchronised
         diary = try store.diaryID()
         let kept = try store.replicationAck()
@@ -232,12 +237,26 @@ public final class NodeReplicator {
 
     private func publishStatus(now: Double) {
         lastStatus = now
-        let status = NodeHealth(online: true, clockSynchronised: clockSynchronised(), backlog: try? backlog())
+        let backlog = try? backlog()
+        let midnight = Calendar.current.startOfDay(for: Date(timeIntervalSince1970: now)).timeIntervalSince1970
+        let occupancy = try? store.occupancy(since: midnight)
+        let status = NodeHealth(online: true, clockSynchronised: clockSynchronised(), backlog: backlog, present: occupancy?.present)
         _ = try? session.publish(ReplicationTopic.status(settings.node), status.encoded(), retain: true)
+        guard let venue = homeAssistantVenue else { return }
+        if !announced {
+            for message in HomeAssistantDiscovery.configs(node: settings.node, venueCode: venue.code, venueName: venue.name) {
+                _ = try? session.publish(message.topic, message.payload, retain: true)
+            }
+            announced = true
+        }
+        let state = HomeAssistantDiscovery.state(
+            node: settings.node, present: occupancy?.present ?? 0, checkedInToday: occupancy?.checkedIn ?? 0, backlog: backlog ?? 0)
+        _ = try? session.publish(state.topic, state.payload, retain: true)
     }
 
     private func lost(_ reason: String, now: Double) {
         connected = false
+        announced = false
         subscribed = false
         batchVisits.removeAll()
         sender.disconnected()

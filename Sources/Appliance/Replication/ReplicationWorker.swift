@@ -16,13 +16,18 @@ public final class ReplicationWorker: Sendable {
     }
 
     private let settings: ReplicationSettings
+    private let venue: VenueIdentity
     private let diaryPath: String
     private let clockSynchronised: @Sendable () -> Bool
     private let logger: Logger
     private let state = Mutex(State())
 
-    public init(settings: ReplicationSettings, diaryPath: String, clockSynchronised: @escaping @Sendable () -> Bool, logger: Logger) {
+    public init(
+        settings: ReplicationSettings, venue: VenueIdentity, diaryPath: String, clockSynchronised: @escaping @Sendable () -> Bool,
+        logger: Logger
+    ) {
         self.settings = settings
+        self.venue = venue
         self.diaryPath = diaryPath
         self.clockSynchronised = clockSynchronised
         self.logger = logger
@@ -37,13 +42,14 @@ public final class ReplicationWorker: Sendable {
             defer { s.started = true }
             return !s.started
         }) else { return }
-        let settings = settings, diaryPath = diaryPath, logger = logger, clock = clockSynchronised
+        let settings = settings, venue = venue, diaryPath = diaryPath, logger = logger, clock = clockSynchronised
         DedicatedThread.start(name: "replication") { [self] in
             defer { state.withLock { $0.stopped = true } }
             let replicator: NodeReplicator
             do {
                 replicator = try NodeReplicator(
-                    settings: settings, store: try DiaryStore(path: diaryPath), publishesStatus: true, clockSynchronised: { clock() })
+                    settings: settings, store: try DiaryStore(path: diaryPath), publishesStatus: true, clockSynchronised: { clock() },
+                    venue: venue)
             } catch {
                 logger.error("replication to the venue hub is off for this run: \(error)")
                 return
