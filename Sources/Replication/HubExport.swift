@@ -5,6 +5,8 @@ import VenueDiary
 /// (``DiaryExport/export(_:venueVisits:window:venue:generatedAt:nodeKey:to:)``).
 public enum HubExport {
     /// Writes the venue-wide visits overlapping `window` to `sink`. Returns what it exported.
+    /// `abandonedAfter`: a visit still open but unseen this long is shown closed at its last
+    /// sighting (a node that died never closes its open visits).
     ///
     /// A merged visit can overlap the window while none of its segments does, or reach beyond
     /// the window through segments outside it, so the segments are read from the window widened
@@ -14,11 +16,13 @@ public enum HubExport {
     @discardableResult
     public static func export(
         _ format: DiaryExport.Format, from store: HubStore, window: VisitWindow, venue: VenueIdentity,
-        checkOutSeconds: Int, generatedAt: Double, nodeKey: String? = nil, to sink: ([UInt8]) throws -> Void
+        checkOutSeconds: Int, generatedAt: Double, nodeKey: String? = nil, abandonedAfter: Double? = nil,
+        to sink: ([UInt8]) throws -> Void
     ) throws -> DiaryExport.Summary {
         let visits = try venueVisits(from: store, window: window, checkOutSeconds: checkOutSeconds)
         return try DiaryExport.export(
-            format, venueVisits: visits, window: window, venue: venue, generatedAt: generatedAt, nodeKey: nodeKey, to: sink)
+            format, venueVisits: visits, window: window, venue: venue, generatedAt: generatedAt, nodeKey: nodeKey,
+            abandonedAfter: abandonedAfter, to: sink)
     }
 
     /// The merged visits overlapping `window`, by check-in then id.

@@ -154,9 +154,10 @@ public enum DiaryExport {
     @discardableResult
     public static func export(
         _ format: Format, from store: DiaryStore, window: VisitWindow, venue: VenueIdentity, generatedAt: Double,
-        nodeKey: String? = nil, to sink: ([UInt8]) throws -> Void
+        nodeKey: String? = nil, abandonedAfter: Double? = nil, to sink: ([UInt8]) throws -> Void
     ) throws -> Summary {
         var writer = ExportWriter(format: format, venue: venue, window: window, generatedAt: generatedAt, nodeKey: nodeKey)
+        writer.closesOpenBefore = abandonedAfter.map { generatedAt - $0 }
         try store.forEachRow(in: window) { row in
             try writer.append(row: row)
             if writer.buffer.count >= ExportWriter.chunkSize {
@@ -174,10 +175,11 @@ public enum DiaryExport {
     @discardableResult
     public static func export(
         _ format: Format, venueVisits: some Sequence<VenueVisit>, window: VisitWindow, venue: VenueIdentity,
-        generatedAt: Double, nodeKey: String? = nil, to sink: ([UInt8]) throws -> Void
+        generatedAt: Double, nodeKey: String? = nil, abandonedAfter: Double? = nil, to sink: ([UInt8]) throws -> Void
     ) throws -> Summary {
         var writer = ExportWriter(
             format: format, venue: venue, window: window, generatedAt: generatedAt, nodeKey: nodeKey, rooms: true)
+        writer.closesOpenBefore = abandonedAfter.map { generatedAt - $0 }
         for visit in venueVisits {
             writer.append(visit)
             if writer.buffer.count >= ExportWriter.chunkSize {
@@ -205,6 +207,10 @@ struct ExportWriter {
     let nodeKey: String?
     /// A venue hub's export: every visit has rooms and segments (``VenueVisit``).
     let rooms: Bool
+    /// An open visit last seen before this time is shown closed at its last sighting: it was
+    /// abandoned (``DiarySettings/abandonedAfter``: an interrupted replay, a node that died), not
+    /// present now. Nil: open visits are shown open.
+    var closesOpenBefore: Double?
 
     init(
         format: DiaryExport.Format, venue: VenueIdentity?, window: VisitWindow, generatedAt: Double, nodeKey: String? = nil,
@@ -286,6 +292,7 @@ struct ExportWriter {
         segments: [RoomSegment] = []
     ) {
         let shownCheckIn = UTCTime.wholeSeconds(checkIn)
+        let checkOut = checkOut ?? closesOpenBefore.flatMap { lastSeen < $0 ? lastSeen : nil }
         let shownEnd = UTCTime.wholeSeconds(checkOut ?? lastSeen)
         let first = count == 0
         let format = format

@@ -28,6 +28,13 @@ public struct DiarySettings: Sendable, Equatable {
 
     /// Whether anything may be written to the diary (`recording_days = 0` records nothing).
     public var isRecording: Bool { recordingDays != 0 }
+
+    /// An open visit unseen for longer than this is abandoned (a replay killed or failed, a
+    /// service that stopped without closing it): no live service holds it. A running service
+    /// checks a visit out within the check-out limit and commits within ``FlushPolicy/live``'s
+    /// interval, and rewrites a present phone's last sighting at every commit, so twice that
+    /// interval past the limit, nothing live is left.
+    public var abandonedAfter: Double { checkOutSeconds + 2 * FlushPolicy.live.interval }
 }
 
 /// Which visits a share export contains.

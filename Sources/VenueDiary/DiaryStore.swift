@@ -268,11 +268,23 @@ public struct DiaryStore: Sendable {
             if recordingDays == 0 {
                 try db.execute(sql: "DELETE FROM progress")
                 try db.execute(sql: "DELETE FROM visit")
-            } else {
-                // Finished visits only, which have no progress row.
-                try db.execute(sql: "DELETE FROM visit WHERE check_out < ?", arguments: [now - Double(recordingDays) * 86_400])
+                return db.changesCount
             }
-            return db.changesCount
+            // Finished visits by their check-out; open ones (left open by an interrupted replay,
+            // say) by their last sighting, so none outlives recording_days.
+            let cutoff = now - Double(recordingDays) * 86_400
+            try db.execute(sql: "DELETE FROM visit WHERE check_out < ?", arguments: [cutoff])
+            var deleted = db.changesCount
+            let stale = try Int64.fetchAll(db, sql: """
+                SELECT v.id FROM visit v LEFT JOIN progress p ON p.visit = v.id
+                WHERE v.check_out IS NULL AND coalesce(p.last_seen, v.last_seen) < ?
+                """, arguments: [cutoff])
+            for id in stale {
+                try db.execute(sql: "DELETE FROM progress WHERE visit = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM visit WHERE id = ?", arguments: [id])
+                deleted += db.changesCount
+            }
+            return deleted
         }
         if deleted > 0 {
             try database.writeWithoutTransaction { db in
@@ -280,6 +292,30 @@ public struct DiaryStore: Sendable {
             }
         }
         return deleted
+    }
+
+    /// Closes, at their last sighting, the open visits unseen for longer than `abandonedAfter`
+    /// (``DiarySettings/abandonedAfter``) at `now`: what an interrupted replay (killed, a full
+    /// disk, a file that changed) or a service that did not stop cleanly left open. Visits still
+    /// carrying an unsynchronised clock are left to the service, which corrects them in their
+    /// boot. Returns how many it closed. Every command that writes the diary calls it first.
+    @discardableResult
+    public func closeAbandonedVisits(now: Double, abandonedAfter: Double) throws -> Int {
+        try database.write { db in
+            var abandoned: [Visit] = []
+            try VisitColumns.forEach(db, "WHERE v.check_out IS NULL AND v.clock_boot IS NULL AND coalesce(p.last_seen, v.last_seen) < ?", arguments: [now - abandonedAfter]) { row in
+                abandoned.append(try row.visit())
+            }
+            guard !abandoned.isEmpty else { return 0 }
+            let statements = try VisitStatements(db, clock: .synchronised)
+            for visit in abandoned {
+                guard let id = visit.id else { continue }
+                var closed = visit
+                closed.checkOut = visit.lastSeen
+                _ = try statements.update(StoredVisit(id: id, checkIn: visit.checkIn), to: closed)
+            }
+            return abandoned.count
+        }
     }
 
     /// Stores visits in one transaction, updating any visit with the same identity

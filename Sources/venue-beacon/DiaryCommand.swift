@@ -23,7 +23,10 @@ struct DiaryCommand: ParsableCommand {
                 after now is refused, naming its line; a gaen payload is 16 or 20 bytes. At the end of the \
                 file every visit is closed at its last sighting. The whole file is checked first: \
                 a malformed row is reported with its line number and nothing is written (exit 65). \
-                Replaying the same file again does not duplicate visits. The file is read twice and \
+                A replay that fails while writing (killed, a full disk, a file that changed since \
+                the check) keeps what it wrote; the visits it left open are closed at their last \
+                sighting by the next replay or purge (and shown closed by exports), and replaying \
+                the file again completes it: replaying the same file again does not duplicate visits. The file is read twice and \
                 never held in memory; a diary that fails SQLite's quick_check is refused.
                 """)
 
@@ -43,11 +46,16 @@ struct DiaryCommand: ParsableCommand {
                     throw CLIFailure(message: error.description, status: error.isMissing ? ExitStatus.noInput : ExitStatus.ioError)
                 }
                 let store = try DiaryStore(path: settings.diary.path)
+                // What an earlier replay left open when it was interrupted, closed first.
+                let abandoned = try store.closeAbandonedVisits(now: now.time, abandonedAfter: settings.diarySettings.abandonedAfter)
                 let summary = try SightingsReplay.replay(scan, into: store, settings: settings.diarySettings, now: now.time)
                 var lines = [
                     "replayed \(summary.sightings) sightings from \(file) into \(settings.diary.path)",
                     "visits: \(summary.visits) checked in, \(summary.walkPasts) walk-pasts not recorded",
                 ]
+                if abandoned > 0 {
+                    lines.insert("closed \(abandoned) visits an interrupted replay had left open, at their last sighting", at: 0)
+                }
                 if summary.ignoredWeak > 0 {
                     lines.append("ignored: \(summary.ignoredWeak) sightings weaker than min_rssi")
                 }
@@ -135,6 +143,8 @@ struct DiaryCommand: ParsableCommand {
                     return
                 }
                 let store = try DiaryStore(path: settings.diary.path)
+                let abandoned = try store.closeAbandonedVisits(now: time, abandonedAfter: settings.diarySettings.abandonedAfter)
+                if abandoned > 0 { Console.out("closed \(abandoned) abandoned open visits at their last sighting") }
                 let deleted = try store.purge(now: time, recordingDays: days)
                 Console.out("purged \(deleted) visits with check-out before \(TimeText.iso8601(time - Double(days) * 86_400))")
             }

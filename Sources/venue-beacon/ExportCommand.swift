@@ -101,7 +101,7 @@ struct ExportCommand: AsyncParsableCommand {
                 let sealer = try ExportSealer(sealing: sealing, output: file.write)
                 let summary = try DiaryExport.export(
                     format, from: store, window: window, venue: settings.venue, generatedAt: now.time,
-                    nodeKey: sealing.key?.fingerprint, to: sealer.write)
+                    nodeKey: sealing.key?.fingerprint, abandonedAfter: settings.diarySettings.abandonedAfter, to: sealer.write)
                 let start = try window.from ?? store.stats().oldestCheckIn ?? now.time
                 let signed = try sealer.finish(
                     trustedComment: ExportDocument.trustedComment(
@@ -249,7 +249,8 @@ extension ExportCommand {
                 let sealer = try ExportSealer(sealing: sealing, output: file.write)
                 let summary = try HubExport.export(
                     format, from: store, window: window, venue: config.venue, checkOutSeconds: config.diary.checkOutSeconds,
-                    generatedAt: now.time, nodeKey: sealing.key?.fingerprint, to: sealer.write)
+                    generatedAt: now.time, nodeKey: sealing.key?.fingerprint,
+                    abandonedAfter: Double(config.diary.checkOutSeconds) + 2 * FlushPolicy.live.interval, to: sealer.write)
                 let signed = try sealer.finish(
                     trustedComment: ExportDocument.trustedComment(
                         file: outputName, venue: config.venue, nodeKey: sealing.key?.fingerprint,

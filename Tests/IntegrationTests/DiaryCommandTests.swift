@@ -51,6 +51,40 @@ import VenueDiary
         1763806200,herald,aa01,-61
         """
 
+    /// What an interrupted replay leaves (visits written at check-in, never closed) is closed at
+    /// the next replay, purged by its last sighting, and never exported as present now.
+    @Test func visitsAnInterruptedReplayLeftOpenAreClosedAtTheNextUse() throws {
+        let venue = try Venue(diaryKeys: "share_days = \"all\"\nrecording_days = 31")
+        defer { venue.dir.remove() }
+        let now = 1_795_197_600.0
+        let store = try DiaryStore(path: venue.diary)
+        try store.save([
+            Visit(kind: .herald, payload: [0xAA, 1], checkIn: now - 7200, lastSeen: now - 3600, samples: 3, rssiMax: -50, rssiSum: -150),
+            Visit(kind: .herald, payload: [0xAA, 2], checkIn: now - 40 * 86_400, lastSeen: now - 39 * 86_400, samples: 3, rssiMax: -50, rssiSum: -150),
+        ])
+        let nowOption = ["--now", TimeText.iso8601(now)]
+        // The export, read-only, shows the abandoned visit closed at its last sighting.
+        let export = try venue.run(["export"] + nowOption)
+        #expect(export.status == 0, "\(export.output)")
+        #expect(export.stdout.contains(",aa01,\(TimeText.iso8601(now - 7200)),\(TimeText.iso8601(now - 3600)),3600,"), "\(export.stdout)")
+        // A purge closes them first, then takes the one last seen before recording_days.
+        let purge = try venue.run(["diary", "purge"] + nowOption)
+        #expect(purge.status == 0, "\(purge.output)")
+        #expect(purge.stdout.contains("closed 2 abandoned open visits at their last sighting"), "\(purge.stdout)")
+        #expect(purge.stdout.contains("purged 1 visits"), "\(purge.stdout)")
+        let left = try DiaryStore(path: venue.diary, readOnly: true).visits()
+        #expect(left.map(\.payload) == [[0xAA, 1]] && left.first?.checkOut == now - 3600)
+        // A replay does the same for what it finds open.
+        try DiaryStore(path: venue.diary).save([
+            Visit(kind: .herald, payload: [0xAA, 3], checkIn: now - 7200, lastSeen: now - 3600, samples: 3, rssiMax: -50, rssiSum: -150)
+        ])
+        let file = try venue.dir.write("one.csv", "time,kind,payload,rssi\n\(Int(now) - 60),herald,bb01,-60\n")
+        let replay = try venue.run(["diary", "replay", file] + nowOption)
+        #expect(replay.status == 0, "\(replay.output)")
+        #expect(replay.stdout.contains("closed 1 visits an interrupted replay had left open, at their last sighting"), "\(replay.stdout)")
+        #expect(try DiaryStore(path: venue.diary, readOnly: true).openVisits().isEmpty)
+    }
+
     @Test func replayStatsAndExport() throws {
         let venue = try Venue(diaryKeys: "share_days = 14")
         defer { venue.dir.remove() }

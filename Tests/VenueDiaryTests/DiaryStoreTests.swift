@@ -91,7 +91,7 @@ import Testing
             try queue.close()
         }
         let original = try #require(fileBytes(path))
-        let error = #expect(throws: DiaryError.self) { try DiaryStore(path: path) }
+        let error = thrownError(DiaryError.self) { try DiaryStore(path: path) }
         guard case .notADiary(let refused, let reason)? = error else {
             Issue.record("expected notADiary, got \(String(describing: error))")
             return
@@ -164,11 +164,13 @@ import Testing
             visit(1, checkIn: cutoff - 3600, checkOut: cutoff - 1),  // checked out before the cutoff
             visit(2, checkIn: cutoff - 3600, checkOut: cutoff),  // exactly at it: kept
             visit(3, checkIn: cutoff - 1800, checkOut: cutoff + 1800),  // spans the boundary: kept
-            visit(4, checkIn: cutoff - Self.day, checkOut: nil, lastSeen: cutoff - Self.day + 60),  // open: kept
+            visit(4, checkIn: cutoff - Self.day, checkOut: nil, lastSeen: cutoff + 60),  // open, seen since: kept
             visit(5, checkIn: now - 3600, checkOut: now - 60),
+            // Open but last seen before the cutoff (an interrupted replay left it): by its last sighting.
+            visit(6, checkIn: cutoff - Self.day, checkOut: nil, lastSeen: cutoff - 60),
         ])
         #expect(try store.purge(now: now, recordingDays: nil) == 0)
-        #expect(try store.purge(now: now, recordingDays: 31) == 1)
+        #expect(try store.purge(now: now, recordingDays: 31) == 2)
         #expect(try store.visits().map { $0.payload[3] }.sorted() == [2, 3, 4, 5])
         #expect(try store.purge(now: now, recordingDays: 31) == 0)
         #expect(try store.purge(now: now + 1, recordingDays: 31) == 1)

@@ -12,7 +12,10 @@ extension ExportDocument {
         let store = try DiaryStore(path: settings.diary.path, readOnly: true)
         var content = Data()
         let sealer = try ExportSealer(sealing: sealing) { content.append(contentsOf: $0) }
-        let summary = try DiaryExport.export(.csv, from: store, window: window, venue: settings.venue, generatedAt: now) {
+        let summary = try DiaryExport.export(
+            .csv, from: store, window: window, venue: settings.venue, generatedAt: now,
+            abandonedAfter: settings.diarySettings.abandonedAfter
+        ) {
             try sealer.write($0)
         }
         // "all": the window starts at the oldest visit (or now, for an empty diary).
