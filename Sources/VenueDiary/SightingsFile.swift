@@ -15,7 +15,8 @@ public struct SightingsFileError: Error, Equatable, CustomStringConvertible {
 /// are in order, so that nothing is written unless every line is good; a second pass
 /// (``forEachSighting(of:_:)``) hands the sightings over in time order. A file in time order
 /// (the usual case) is read in a fixed amount of memory; one out of order costs 16 bytes a
-/// sighting (its time and where its line starts), sorted, and each line is read again from there.
+/// sighting (its time and where its line starts; 24 at the peak, while they are sorted), and each
+/// line is read again from there.
 public enum SightingsFile {
     /// The longest line read: a 1,024-byte payload is 2,048 hex digits; quotes and spaces aside.
     static let maximumLineBytes = 8 * 1024
@@ -40,7 +41,7 @@ public enum SightingsFile {
                 if let sighting = try reader.read(line, number: number) { try body(sighting) }
             }
         } else {
-            try forEachOutOfOrder(scan.path, body)
+            try forEachOutOfOrder(scan.path, count: scan.sightings, body)
         }
     }
 
@@ -63,8 +64,11 @@ public enum SightingsFile {
 
     /// Sorts (time, line start) pairs, keeping the file order of equal times, then reads each
     /// line again where it starts.
-    private static func forEachOutOfOrder(_ path: String, _ feed: (Sighting) throws -> Void) throws {
+    /// The index is sized once from the scan's count (grown by doubling it would reach up to
+    /// twice that); the sort borrows half as much again while it runs.
+    private static func forEachOutOfOrder(_ path: String, count: Int, _ feed: (Sighting) throws -> Void) throws {
         var index: [(time: Double, offset: Int64)] = []
+        index.reserveCapacity(count)
         var reader = SightingsCSV.LineReader()
         try forEachLine(path) { line, number, offset in
             if let sighting = try reader.read(line, number: number) { index.append((sighting.time, offset)) }
