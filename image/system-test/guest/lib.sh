@@ -85,3 +85,61 @@ start_ntp() {
 synchronised() { [ -e /run/systemd/timesync/synchronized ]; }
 
 save_journal() { journalctl -b --no-pager > "$OUT/journal-$1.txt" 2>&1 || true; }
+
+# The venue hub (scenario 8): mosquitto and venue-beacon-hub on this machine, the node "hall".
+HUB_CONFIG=/etc/venue-beacon/venue-hub.toml
+HUB_STORE=/var/lib/venue-beacon/hub.sqlite
+hub_sql() { runuser -u venue-beacon -- sqlite3 -readonly "$HUB_STORE" "$1"; }
+# node_held / hub_held: each visit of the node's diary as "id|kind|payload|change", and the
+# hub's copy of each as "visit|kind|payload|version" (the change it holds), by id.
+node_held() { sql "select v.id || '|' || v.kind || '|' || hex(v.payload) || '|' || c.change from visit v join visit_change c on c.visit = v.id order by v.id"; }
+hub_held() { hub_sql "select visit || '|' || kind || '|' || hex(payload) || '|' || version from node_visit where node = 'hall' order by visit"; }
+hub_complete() {
+    local node hub
+    node="$(node_held)" && hub="$(hub_held 2>/dev/null)" && [ -n "$node" ] && [ "$node" = "$hub" ]
+}
+hub_has() { [ "$(hub_sql "select count(*) from node_visit where node = 'hall' and kind = '$1' and hex(payload) = upper('$2')" 2>/dev/null)" = 1 ]; }
+hub_up() { systemctl is-active -q mosquitto && systemctl is-active -q venue-beacon-hub; }
+# hub_once DIARY: the hub holds as many rows of node hall as the diary has visits, each visit
+# once, all of DIARY.
+hub_once() {
+    local count
+    count="$(sql 'select count(*) from visit')"
+    [ "$(hub_sql "select count(*) || ' ' || count(distinct visit) || ' ' || group_concat(distinct diary) from node_visit where node = 'hall'")" = "$count $count $1" ]
+}
+# hub_status_agrees FILE: `venue-beacon hub status` (into FILE) says the node is online with as
+# many visits as its diary and acknowledged up to its last change.
+hub_status_agrees() {
+    local count last
+    count="$(sql 'select count(*) from visit')"
+    last="$(sql 'select max(change) from visit_change')"
+    runuser -u venue-beacon -- venue-beacon hub status --config "$HUB_CONFIG" > "$1" 2>&1
+    grep -Eq "^hall: online, .*, $count visits, acknowledged up to change $last(;|\$)" "$1"
+}
+# hub_checks TAG TEXT: the hub holds every visit of the node's diary at its latest committed
+# change, each once, from the node's one diary; its store is intact and 0600; `hub status`
+# agrees. (A check-out is committed with the next check-in or within 10 minutes: the diary may
+# change meanwhile, so the comparisons are retried for a while.)
+hub_checks() {
+    local tag="$1" text="$2" diary files
+    if wait_for 150 hub_complete; then
+        pass 8 "$text: every visit of the node's diary is at the hub ($(node_held | wc -l) visits: ids, kinds, payloads and latest changes equal)"
+    else
+        fail 8 "$text: the hub does not hold the node's diary (hub-$tag.diff)"
+        diff <(node_held) <(hub_held 2>&1) > "$OUT/hub-$tag.diff"
+        journalctl -b -u venue-beacon-hub -u mosquitto --no-pager > "$OUT/hub-journal-$tag.txt" 2>&1
+        cp /var/log/mosquitto/mosquitto.log "$OUT/mosquitto-$tag.txt" 2>/dev/null
+    fi
+    diary="$(sql 'select id from diary_info')"
+    check 8 "$text: none twice at the hub (one row per visit, all of the node's one diary $diary)" wait_for 30 hub_once "$diary"
+    check 8 "$text: no phone's visit twice at the hub (kind, payload, check-in)" test \
+        "$(hub_sql 'select count(*) from (select 1 from node_visit group by node, kind, payload, check_in having count(*) > 1)')" = 0
+    check 8 "$text: the hub store passes PRAGMA integrity_check" test "$(hub_sql 'pragma integrity_check')" = ok
+    files="$(stat -c '%n %a %U' "$HUB_STORE"*)"
+    echo "$files" > "$OUT/hub-files-$tag.txt"
+    # shellcheck disable=SC2016 # awk's own fields
+    check 8 "$text: the hub's files are 0600 venue-beacon ($(echo "$files" | wc -l) files)" \
+        awk '$2 != 600 || $3 != "venue-beacon" {bad = 1} END {exit bad || NR == 0}' "$OUT/hub-files-$tag.txt"
+    wait_for 30 hub_status_agrees "$OUT/hub-status-$tag.txt"
+    check 8 "$text: hub status agrees with the diary ($(head -n 1 "$OUT/hub-status-$tag.txt"))" hub_status_agrees "$OUT/hub-status-$tag.txt"
+}
