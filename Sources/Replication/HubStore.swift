@@ -319,8 +319,8 @@ public struct HubStore: Sendable {
         }
     }
 
-    /// Records a node's status message. Going offline (from online) at `now` opens a gap; coming
-    /// back online closes it at `now`. `clockSynchronised` nil keeps what the node said before.
+    /// Records a node's status message. Going offline (from online) opens a gap from when the
+    /// node was last heard; coming back online closes it at `now`. `clockSynchronised` nil keeps what the node said before.
     /// Only an online status counts as hearing from the node (`last_seen`): an offline status
     /// may be the broker's last will, sent when the node was already gone.
     public func recordStatus(node: String, online: Bool, clockSynchronised: Bool?, now: Double) throws {
@@ -349,7 +349,12 @@ public struct HubStore: Sendable {
                             clock_synchronised = coalesce(excluded.clock_synchronised, node.clock_synchronised)
                         """, arguments: [node, clockSynchronised])
                 if wasOnline == true {
-                    try db.execute(sql: #"INSERT INTO node_gap (node, start, "end") VALUES (?, ?, NULL)"#, arguments: [node, now])
+                    // From when the hub last heard from the node, not when it heard that the node
+                    // is gone: the will comes a keepalive later, and a will retained while the hub
+                    // itself was down arrives only when the hub starts.
+                    try db.execute(
+                        sql: #"INSERT INTO node_gap (node, start, "end") VALUES (?, coalesce((SELECT min(last_seen, ?) FROM node WHERE name = ?), ?), NULL)"#,
+                        arguments: [node, now, node, now])
                 }
             }
         }

@@ -12,7 +12,7 @@ import Testing
         "image/pi-gen/stage-venue/prerun.sh", "image/pi-gen/stage-venue/00-venue/01-run.sh",
         "scripts/system-test", "image/system-test/vbtest-entry", "image/system-test/guest/air",
         "scripts/arm64-test", "image/trixie/build-root", "image/trixie/in-root", "image/trixie/swift60-compat",
-        "image/trixie/build-in-root",
+        "image/trixie/build-in-root", "image/trixie/test-in-root",
     ]
 
     static func run(_ program: String, _ args: [String], environment: [String: String]? = nil) throws -> ProcessRunner.Result {
@@ -114,6 +114,7 @@ import Testing
 
         let upgrade = try script("postinst", ["configure", "0.0.9"])
         #expect(upgrade.contains("deb-systemd-invoke restart venue-beacon.service") == systemdRunning)
+        #expect(upgrade.contains("deb-systemd-invoke try-restart venue-beacon-hub.service") == systemdRunning)
         #expect(!upgrade.contains { $0.hasPrefix("deb-systemd-invoke start") })
 
         let remove = try script("prerm", ["remove"])

@@ -182,7 +182,7 @@ func replicated(
             replicated(3, change: 3, payload: [3], checkIn: now - 50 * day, lastSeen: now - 60),
         ]
         try store.commit(node: "hall", diary: "d1", prev: 0, visits: visits, now: now)
-        // Gaps: one that ended 40 days ago, one still open since 45 days.
+        // Gaps: one that ended 40 days ago, one still open since room-2 was last heard, 46 days ago.
         try store.recordStatus(node: "hall", online: false, clockSynchronised: nil, now: now - 41 * day)
         try store.recordStatus(node: "hall", online: true, clockSynchronised: nil, now: now - 40 * day)
         try store.recordStatus(node: "room-2", online: true, clockSynchronised: nil, now: now - 46 * day)
@@ -195,7 +195,7 @@ func replicated(
         let status = try store.status(now: now)
         #expect(status.map(\.name) == ["hall", "room-2"])
         #expect(status[0].gaps.isEmpty)
-        #expect(status[1].gaps == [HubGap(start: now - 45 * day, end: now, isOpen: true)])
+        #expect(status[1].gaps == [HubGap(start: now - 46 * day, end: now, isOpen: true)])
         #expect(try store.purge(now: now, recordingDays: 31) == 0)
         // 0: every finished visit; acknowledgements stay.
         #expect(try store.purge(now: now, recordingDays: 0) == 1)
@@ -221,6 +221,8 @@ func replicated(
         try store.recordStatus(node: "hall", online: false, clockSynchronised: nil, now: 250)  // the will again
         try store.recordStatus(node: "hall", online: true, clockSynchronised: true, now: 500)
         try store.recordStatus(node: "hall", online: true, clockSynchronised: nil, now: 600)
+        // The will, or a will the broker kept while the hub was down, comes after the node went:
+        // the gap starts when the node was last heard.
         try store.recordStatus(node: "hall", online: false, clockSynchronised: nil, now: 900)
 
         let hall = try #require(try store.status(now: 1_000).first)
@@ -228,16 +230,16 @@ func replicated(
         #expect(!hall.online)
         #expect(hall.lastSeen == 600)  // an offline status is not hearing from the node
         #expect(hall.clockSynchronised == true)  // nil kept what it said
-        #expect(hall.gaps == [HubGap(start: 200, end: 500, isOpen: false), HubGap(start: 900, end: 1_000, isOpen: true)])
+        #expect(hall.gaps == [HubGap(start: 100, end: 500, isOpen: false), HubGap(start: 600, end: 1_000, isOpen: true)])
         // Only the gaps overlapping the window.
-        #expect(try store.status(now: 1_000, window: VisitWindow(from: 600, to: nil)).first?.gaps.map(\.start) == [900])
-        #expect(try store.status(now: 1_000, window: VisitWindow(from: nil, to: 300)).first?.gaps.map(\.start) == [200])
-        #expect(try store.status(now: 1_000, window: VisitWindow(from: 501, to: 899)).first?.gaps == [])
+        #expect(try store.status(now: 1_000, window: VisitWindow(from: 601, to: nil)).first?.gaps.map(\.start) == [600])
+        #expect(try store.status(now: 1_000, window: VisitWindow(from: nil, to: 300)).first?.gaps.map(\.start) == [100])
+        #expect(try store.status(now: 1_000, window: VisitWindow(from: 501, to: 599)).first?.gaps == [])
         // Back online: the gap closes.
         try store.recordStatus(node: "hall", online: true, clockSynchronised: nil, now: 1_100)
         let back = try #require(try store.status(now: 2_000).first)
         #expect(back.online)
-        #expect(back.gaps.last == HubGap(start: 900, end: 1_100, isOpen: false))
+        #expect(back.gaps.last == HubGap(start: 600, end: 1_100, isOpen: false))
         // A batch is hearing from the node too.
         try store.commit(node: "hall", diary: "d1", prev: 0, visits: [replicated(1, change: 1)], now: 1_500)
         #expect(try store.status(now: 2_000).first?.lastSeen == 1_500)
