@@ -80,7 +80,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         if HubConfig.isHubConfig(path: options.path) {
-            try exportVenue()
+            try await exportVenue()
             return
         }
         let settings = try options.load()
@@ -228,11 +228,17 @@ extension ExportCommand {
     /// `export --config HUB`: the whole venue from the hub's store, every node's visits merged
     /// (docs/venue.md), with the `rooms` column (JSON: rooms and per-room segments); sealed and
     /// signed as a node's export.
-    func exportVenue() throws {
+    func exportVenue() async throws {
         let config = try loadHubConfig(options)
-        guard deliver == nil, exposures.isEmpty else {
-            Console.error("a venue hub's export writes to standard output or --output; --deliver and --exposures are a node's for now")
+        guard exposures.isEmpty else {
+            Console.error("--exposures matches a node's own diary: run it on the nodes (a venue hub holds no radio identifiers of its own)")
             throw ExitCode(ExitStatus.config)
+        }
+        if let deliver {
+            try await deliverExport(to: deliver, export: config.export, recordingDays: config.diary.recordingDays, source: config.hub.store) { sealing in
+                try ExportDocument.fromHub(config: config, share: shareWindow, now: now.time, sealing: sealing)
+            }
+            return
         }
         let sealing = Self.sealingForOutput(config.export)
         try reportingFailures(diary: config.hub.store) {
@@ -250,7 +256,7 @@ extension ExportCommand {
                 let summary = try HubExport.export(
                     format, from: store, window: window, venue: config.venue, checkOutSeconds: config.diary.checkOutSeconds,
                     generatedAt: now.time, nodeKey: sealing.key?.fingerprint,
-                    abandonedAfter: Double(config.diary.checkOutSeconds) + 2 * FlushPolicy.live.interval, to: sealer.write)
+                    abandonedAfter: config.abandonedAfter, to: sealer.write)
                 let signed = try sealer.finish(
                     trustedComment: ExportDocument.trustedComment(
                         file: outputName, venue: config.venue, nodeKey: sealing.key?.fingerprint,

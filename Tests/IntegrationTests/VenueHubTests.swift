@@ -56,6 +56,11 @@ import VenueDiary
                 [diary]
                 check_out_seconds = 300
                 recording_days = 21
+                [export]
+                directory = "\(dir.path("usb"))"
+                require_mount = false
+                outbox = "\(dir.path("outbox"))"
+                signing_key = "\(dir.path("hub.key"))"
                 [hub]
                 store = "\(hubStore)"
                 broker = "\(broker.url)"
@@ -269,6 +274,17 @@ import VenueDiary
             // 40 minutes in two rooms, 40 samples, mean (-600 - 1500) / 40.
             #expect(merged.hasSuffix(",2400,40,-40,-52.5,0,hall;room-2"), "\(merged)")
             #expect(lines.contains { $0.contains("70686f6e652d32") && $0.hasSuffix(",room-2") })
+
+            // Delivered as a node delivers: the CSV with its signature to the USB stick.
+            try FileManager.default.createDirectory(atPath: venue.dir.path("usb"), withIntermediateDirectories: true)
+            let deliver = try ProcessRunner.venueBeacon(
+                ["export", "--config", venue.hubConfig, "--days", "all", "--now", "2026-11-30T00:00:00Z", "--deliver", "directory"])
+            #expect(deliver.status == 0, "\(deliver.output)")
+            let delivered = try FileManager.default.contentsOfDirectory(atPath: venue.dir.path("usb"))
+            let csv = try #require(delivered.first { $0.hasSuffix(".csv") })
+            #expect(delivered.contains(csv + ".minisig"), "\(delivered)")
+            let text = try String(contentsOfFile: venue.dir.path("usb/" + csv), encoding: .utf8)
+            #expect(text.contains(",hall;room-2\r\n"), "\(text)")
 
             let status = try ProcessRunner.venueBeacon(["hub", "status", "--config", venue.hubConfig])
             #expect(status.status == 0, "\(status.output)")

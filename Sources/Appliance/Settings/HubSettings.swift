@@ -115,6 +115,12 @@ public struct HubConfig: Sendable, Equatable {
         }
         diary.path = ""
         let export = ExportSettings.read(ConfigSection("export", in: root, problems: problems))
+        if let schedule = export.schedule {
+            // Not run by the hub yet: refused rather than silently ignored.
+            problems.add(
+                key: "export.schedule", value: TOMLText.quote(schedule.description),
+                problem: "the venue hub does not run scheduled exports yet; leave it out and run `venue-beacon export --config THIS_FILE --deliver email` from a systemd timer or cron")
+        }
         let logging = LoggingSettings.read(ConfigSection("logging", in: root, problems: problems))
         let hubSection = ConfigSection("hub", in: root, problems: problems)
         var hub: HubSettings?
@@ -145,5 +151,14 @@ public struct HubConfig: Sendable, Equatable {
         let diaryTOML = diaryLines.joined(separator: "\n").replacingOccurrences(
             of: "[diary]\n", with: "[diary]\n# no path: the hub keeps its visits in [hub] store\n")
         return [venue.toml, diaryTOML, export.toml, logging.toml, hub.toml].joined(separator: "\n")
+    }
+}
+
+extension HubConfig {
+    /// A visit still open at the hub but unseen this long is abandoned (its node died, or a
+    /// replay there was interrupted): exports show it closed at its last sighting. As a node's
+    /// ``VenueDiary/DiarySettings/abandonedAfter``, from this config's check-out limit.
+    public var abandonedAfter: Double {
+        DiarySettings(checkOutSeconds: Double(diary.checkOutSeconds)).abandonedAfter
     }
 }
