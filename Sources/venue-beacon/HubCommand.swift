@@ -1,5 +1,6 @@
 import Appliance
 import ArgumentParser
+import BLETransport
 import Foundation
 import Replication
 import VenueDiary
@@ -22,7 +23,7 @@ func loadHubConfig(_ options: ConfigOptions) throws -> HubConfig {
     }
 }
 
-struct HubServeCommand: ParsableCommand {
+struct HubServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the venue hub (the venue-beacon-hub service; the default).",
@@ -30,13 +31,15 @@ struct HubServeCommand: ParsableCommand {
             Subscribes at the venue's broker ([hub] broker, login [hub] username) to every \
             node's visits, commits them to the hub's store ([hub] store), and then acknowledges \
             them to the node, which resends anything unacknowledged. Keeps [diary] \
-            recording_days on the store. Runs until SIGTERM or SIGINT; tells systemd READY once \
-            subscribed (Type=notify). `venue-beacon export --config HUB` exports the whole venue.
+            recording_days on the store, retries the outbox's emails, and runs [export] schedule \
+            (the venue-wide export, delivered to every configured target, on a synchronised \
+            clock). Runs until SIGTERM or SIGINT; tells systemd READY once subscribed \
+            (Type=notify). `venue-beacon export --config HUB` exports the whole venue by hand.
             """)
 
     @OptionGroup var options: ConfigOptions
 
-    func run() throws {
+    func run() async throws {
         let config = try loadHubConfig(options)
         let store = try reportingFailures(diary: config.hub.store) { try HubStore(path: config.hub.store) }
         let password: String?
@@ -46,20 +49,25 @@ struct HubServeCommand: ParsableCommand {
             Console.error("[hub] password_file: \(error)")
             throw ExitCode(ExitStatus.config)
         }
-        let hub: HubService
+        let stop = StopRequest()
+        let notifier = SystemdNotifier()
+        // Outbox retries and the schedule beside the hub's own thread, which owns its session.
+        let housekeeping = Task { await HubHousekeeping(config: config) { Console.error($0) }.run() }
+        defer { housekeeping.cancel() }
+        let refusal: NodeReplicator.Refusal?
         do {
-            hub = try HubService(
-                store: store, broker: config.hub.broker, username: config.hub.username, password: password,
-                caFile: config.hub.caFile, recordingDays: config.diary.recordingDays, log: { Console.error($0) })
+            refusal = try await DedicatedThread.run(name: "hub") { () throws -> NodeReplicator.Refusal? in
+                let hub = try HubService(
+                    store: store, broker: config.hub.broker, username: config.hub.username, password: password,
+                    caFile: config.hub.caFile, recordingDays: config.diary.recordingDays, log: { Console.error($0) })
+                return hub.run(until: { stop.requested }) {
+                    Console.error("hub: subscribed at \(config.hub.broker.host):\(config.hub.broker.port); store \(config.hub.store)")
+                    try? notifier?.ready(status: "taking visits")
+                }
+            }
         } catch {
             Console.error("\(error)")
             throw ExitCode(ExitStatus.config)
-        }
-        let stop = StopRequest()
-        let notifier = SystemdNotifier()
-        let refusal = hub.run(until: { stop.requested }) {
-            Console.error("hub: subscribed at \(config.hub.broker.host):\(config.hub.broker.port); store \(config.hub.store)")
-            try? notifier?.ready(status: "taking visits")
         }
         if let refusal {
             Console.error("\(refusal)")

@@ -221,13 +221,6 @@ import Testing
 
     static let hubMinimal = minimal + "\n[hub]\nbroker = \"mqtt://localhost\"\n"
 
-    /// The hub does not run a schedule: the key is refused, not silently ignored.
-    @Test func aScheduleInAHubConfigIsRefusedSayingWhatToDoInstead() {
-        let problems = hubProblems(Self.hubMinimal + "\n[export]\nschedule = \"daily 03:30\"\n")
-        #expect(problems.map(\.key) == ["export.schedule"])
-        #expect(problems.first?.problem.contains("--deliver email") == true)
-    }
-
     @Test func hubDefaults() throws {
         let config = try HubConfig.parse(Self.hubMinimal, file: "hub.toml")
         #expect(config.hub == HubSettings(

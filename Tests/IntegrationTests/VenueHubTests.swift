@@ -388,4 +388,31 @@ import VenueDiary
         let result = try ProcessRunner.run(check, [], timeout: .seconds(90))
         #expect(result.status == 0, "\(result.output)")
     }
+
+    /// `[export] schedule` on the hub: a time missed while the hub was off runs once, on a
+    /// synchronised clock only, to every configured target; then not again until the next.
+    @Test func theHubRunsTheVenuesScheduledExportOnce() async throws {
+        try await Venue.run(nodes: ["hall"]) { venue in
+            let first = try await venue.startHub()
+            await first.stop()
+            let text = try String(contentsOfFile: venue.hubConfig, encoding: .utf8)
+                .replacingOccurrences(of: "[export]\n", with: "[export]\nschedule = \"daily 03:30\"\n")
+            let config = try HubConfig.parse(text, file: venue.hubConfig)
+            try FileManager.default.createDirectory(atPath: venue.dir.path("usb"), withIntermediateDirectories: true)
+            // The last one done two days ago: yesterday's 03:30 (at least) was missed.
+            let lastDone = Date().timeIntervalSince1970 - 2 * 86_400
+            _ = try venue.dir.write("hub-scheduled-export.state", "\(Int(lastDone)) last scheduled export\n")
+            let log = Mutex<[String]>([])
+            let housekeeping = HubHousekeeping(config: config) { line in log.withLock { $0.append(line) } }
+            await housekeeping.pass(now: Date(), synchronised: false)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: venue.dir.path("usb")).isEmpty)
+            await housekeeping.pass(now: Date(), synchronised: true)
+            let delivered = try FileManager.default.contentsOfDirectory(atPath: venue.dir.path("usb"))
+            #expect(delivered.filter { $0.hasSuffix(".csv") }.count == 1, "\(delivered) \(log.withLock { $0 })")
+            let state = try String(contentsOfFile: venue.dir.path("hub-scheduled-export.state"), encoding: .utf8)
+            #expect(Double(state.split(separator: " ").first ?? "") ?? 0 > lastDone, "\(state)")
+            await housekeeping.pass(now: Date(), synchronised: true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: venue.dir.path("usb")).count == delivered.count)
+        }
+    }
 }

@@ -43,6 +43,17 @@ public actor ExportJob {
         self.clock = clock
     }
 
+    /// An export job for documents `makeDocument` builds (a venue hub's, say).
+    public init(
+        delivery: ExportDelivery, makeDocument: @escaping MakeDocument, clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.delivery = delivery
+        self.indicator = nil
+        self.prepare = {}
+        self.makeDocument = makeDocument
+        self.clock = clock
+    }
+
     /// Runs one export unless one is already running (then returns nil at once).
     public func runIfIdle() async -> Run? {
         guard !running else { return nil }

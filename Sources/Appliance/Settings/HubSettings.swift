@@ -115,12 +115,6 @@ public struct HubConfig: Sendable, Equatable {
         }
         diary.path = ""
         let export = ExportSettings.read(ConfigSection("export", in: root, problems: problems))
-        if let schedule = export.schedule {
-            // Not run by the hub yet: refused rather than silently ignored.
-            problems.add(
-                key: "export.schedule", value: TOMLText.quote(schedule.description),
-                problem: "the venue hub does not run scheduled exports yet; leave it out and run `venue-beacon export --config THIS_FILE --deliver email` from a systemd timer or cron")
-        }
         let logging = LoggingSettings.read(ConfigSection("logging", in: root, problems: problems))
         let hubSection = ConfigSection("hub", in: root, problems: problems)
         var hub: HubSettings?
