@@ -491,19 +491,25 @@ def main():
         batches = make_batches(args, work)
         size = round(sum(b["bytes"] for b in batches.values()) / sum(b["batches"] for b in batches.values()))
         log(f"== ingest: {sum(b['batches'] for b in batches.values())} batches of 200 visits, {size} bytes each on average")
+        # The other reading of "mosquitto's own QoS 1 throughput": one visit a message, the
+        # path without the node's batching (a batch's bytes over its 200 visits).
+        visit_size = max(16, round(size / 200))
         for k in range(args.repeats):
             mosq = mosquitto_rate(args, work, size, k)
+            mosq_visit = mosquitto_rate(args, work, visit_size, k)
             hubr = hub_drain(args, work, batches, k)
-            row = {"mosquitto": mosq, "hub": hubr, "load": open("/proc/loadavg").read().split()[:3],
+            row = {"mosquitto": mosq, "mosquitto_one_visit": mosq_visit, "hub": hubr, "load": open("/proc/loadavg").read().split()[:3],
                    "ratio_bytes_vs_live": hubr["bytes_per_s"] / mosq["live"]["bytes_per_s"],
-                   "ratio_bytes_vs_drain": hubr["bytes_per_s"] / mosq["drain"]["bytes_per_s"]}
+                   "ratio_bytes_vs_drain": hubr["bytes_per_s"] / mosq["drain"]["bytes_per_s"],
+                   "ratio_visits_vs_one_visit_messages": hubr["visits_per_s"] / mosq_visit["live"]["msgs_per_s"]}
             results["ingest"].append(row)
             log(f"  run {k + 1}: mosquitto live {mosq['live']['msgs_per_s']:,.0f} msg/s {mosq['live']['bytes_per_s'] / 1e6:,.1f} MB/s "
                 f"({mosq['live']['messages']} of {mosq['live']['published']} received, $SYS dropped {mosq['live']['dropped_sys']}), "
                 f"drain {mosq['drain']['msgs_per_s']:,.0f} msg/s {mosq['drain']['bytes_per_s'] / 1e6:,.1f} MB/s | hub "
                 f"{hubr['visits_per_s']:,.0f} visits/s {hubr['batches_per_s']:,.1f} batches/s {hubr['bytes_per_s'] / 1e6:,.2f} MB/s "
                 f"(cpu/wall {hubr['hub_cpu_per_wall']:.2f}, complete {hubr['complete']}) | hub/live {row['ratio_bytes_vs_live']:.3f} "
-                f"hub/drain {row['ratio_bytes_vs_drain']:.3f} | load {row['load']}")
+                f"hub/drain {row['ratio_bytes_vs_drain']:.3f} | one visit a message: mosquitto {mosq_visit['live']['msgs_per_s']:,.0f} msg/s, "
+                f"hub visits/s over it {row['ratio_visits_vs_one_visit_messages']:.2f} | load {row['load']}")
 
     if "latency" in only:
         log(f"== latency: one node, visits closed every {args.mean_interval} s on average (exponential), {args.latency_seconds} s")
@@ -539,7 +545,9 @@ def main():
             f"mosquitto live {med([r['mosquitto']['live']['bytes_per_s'] for r in i]) / 1e6:.1f} MB/s "
             f"({med([r['mosquitto']['live']['msgs_per_s'] for r in i]):,.0f} msg/s), drain "
             f"{med([r['mosquitto']['drain']['bytes_per_s'] for r in i]) / 1e6:.1f} MB/s; ratio (same run) vs live "
-            f"{med([r['ratio_bytes_vs_live'] for r in i]):.3f}, vs drain {med([r['ratio_bytes_vs_drain'] for r in i]):.3f}")
+            f"{med([r['ratio_bytes_vs_live'] for r in i]):.3f}, vs drain {med([r['ratio_bytes_vs_drain'] for r in i]):.3f}; "
+            f"one visit a message: mosquitto {med([r['mosquitto_one_visit']['live']['msgs_per_s'] for r in i]):,.0f} msg/s, hub visits/s "
+            f"over it {med([r['ratio_visits_vs_one_visit_messages'] for r in i]):.2f}")
     if results["latency"]:
         l = results["latency"]
         log(f"  latency p50 {med([r['p50'] for r in l]):.3f} s, p95 {med([r['p95'] for r in l]):.3f} s, max {max(r['max'] for r in l):.3f} s")

@@ -10,9 +10,14 @@ struct NodeProcess {
     /// Writes the config (the default venue, the diary in `directory`, the controller at
     /// `device`) and starts `binary run` with `$NOTIFY_SOCKET` set and the `Environment=` lines of
     /// the systemd unit (as the service runs).
-    static func start(binary: String, directory: String, device: String, notifySocket: String, unitEnvironment: [String: String]) throws -> NodeProcess {
+    /// `replicateTo`: a broker URL; the node then replicates to the venue hub there as node
+    /// `hall` (login `hall`, no password: a benchmark broker that allows it).
+    static func start(
+        binary: String, directory: String, device: String, notifySocket: String, unitEnvironment: [String: String],
+        replicateTo: String? = nil
+    ) throws -> NodeProcess {
         let config = directory + "/venue-beacon.toml"
-        let text = """
+        var text = """
             [venue]
             country = 826
             state = 4
@@ -30,6 +35,14 @@ struct NodeProcess {
             device = "unix:\(device)"
 
             """
+        if let replicateTo {
+            text += """
+                [replication]
+                broker = "\(replicateTo)"
+                node = "hall"
+
+                """
+        }
         try text.write(toFile: config, atomically: true, encoding: .utf8)
         let log = directory + "/run.log"
         guard FileManager.default.createFile(atPath: log, contents: nil) else { throw BenchError("cannot create \(log)") }

@@ -7,6 +7,8 @@
 //       [--visits 1000000] [--targets 0,1000,10000] [--minutes 3] [--work /tmp/run-bench]
 //       [--unit systemd/venue-beacon.service]   (its Environment= lines are the child's, as under
 //                                               systemd; --unit "" for none)
+//       [--replicate-to mqtt://127.0.0.1:PORT]  (the node replicates to a venue hub there, as
+//                                               node "hall" without a password)
 //
 // The child runs with a temporary config (the default venue, its diary in a fresh directory)
 // against the simulated air served on a unix socket (AirServer), and `$NOTIFY_SOCKET` pointing
@@ -32,6 +34,8 @@ let crowds = (option("--targets") ?? "0,1000,10000").split(separator: ",").compa
 let minutes = option("--minutes").flatMap { Double($0) } ?? 3
 let work = option("--work") ?? "/tmp/run-bench"
 let unit = option("--unit") ?? "systemd/venue-beacon.service"
+// A venue hub's broker (with a hub running against it): the node replicates there (issue 23).
+let replicateTo = option("--replicate-to")
 let environmentOfUnit = unit.isEmpty ? [:] : unitEnvironment(unit)
 let sampleEvery = 5.0
 
@@ -98,7 +102,9 @@ func fillDiary(_ path: String, visits count: Int) throws {
 /// within a minute).
 func startNode(in directory: String) throws -> (NodeProcess, Double?) {
     notify.clear()
-    let node = try NodeProcess.start(binary: binary, directory: directory, device: air.path, notifySocket: notify.path, unitEnvironment: environmentOfUnit)
+    let node = try NodeProcess.start(
+        binary: binary, directory: directory, device: air.path, notifySocket: notify.path, unitEnvironment: environmentOfUnit,
+        replicateTo: replicateTo)
     let ready = notify.wait(for: "READY=1", timeout: .seconds(60))
     return (node, ready.map { seconds($0 - node.spawned) })
 }
