@@ -2,14 +2,16 @@
 /// tracker is full, and a slot released for reuse.
 extension PresenceTracker {
     /// Frees an eighth of ``maximumIdentities`` (see there): one pass over the slots every so
-    /// many new identities, a few slot reads per identity.
+    /// many new identities, a few slot reads per identity. Idle keys go first, longest idle
+    /// first; then pending visits, the least seen first and, among those seen as often, the
+    /// newest first (an identifier just admitted is worth less than a phone seen for minutes).
     mutating func makeRoom() {
         var idle: [(since: Double, slot: Int)] = []
-        var pending: [(last: Double, slot: Int)] = []
+        var pending: [(seen: UInt32, first: Double, slot: Int)] = []
         for i in slots.indices {
             switch slots[i].phase {
             case .idle: idle.append((slots[i].idleSince.isNaN ? -.infinity : slots[i].idleSince, i))
-            case .pending: pending.append((slots[i].last, i))
+            case .pending: pending.append((slots[i].seen, slots[i].first, i))
             case .checkedIn, .free: break
             }
         }
@@ -19,8 +21,10 @@ extension PresenceTracker {
         for (_, i) in idle.prefix(idleFreed) { release(i) }
         let pendingEnded = min(room - idleFreed, pending.count)
         if pendingEnded > 0 {
-            pending.sort { $0.last < $1.last }
-            for (_, i) in pending.prefix(pendingEnded) {
+            pending.sort {
+                $0.seen != $1.seen ? $0.seen < $1.seen : $0.first != $1.first ? $0.first > $1.first : $0.slot > $1.slot
+            }
+            for (_, _, i) in pending.prefix(pendingEnded) {
                 var s = slots[i]
                 end(i, &s, idleSince: s.last)
                 slots[i] = s

@@ -45,6 +45,7 @@ extension PresenceTracker {
         s.dirty = false
         s.first = time
         s.last = time
+        s.seen = 0
         s.samples = 0
         s.rssiMax = 0
         s.rssiSum = 0
@@ -55,6 +56,7 @@ extension PresenceTracker {
     /// Counts a sighting; only a measured one joins the RSSI statistics.
     mutating func fold(_ s: inout Slot, rssi: Int?) {
         counters.sightings += 1
+        s.seen &+= s.seen == .max ? 0 : 1
         guard let rssi else { return }
         if s.samples == 0 || rssi > s.rssiMax { s.rssiMax = rssi }
         s.samples += 1

@@ -22,6 +22,13 @@ import Sightings
 /// Identities are interned: ``key(for:payload:)`` hashes a payload once and returns a small key;
 /// ``record(_:time:rssi:)`` is then an array update that neither hashes nor allocates, which is
 /// what lets one core follow tens of thousands of phones.
+///
+/// **Admission.** Measurements by value (``sight(_:payload:metadata:time:rssi:)``, the node's
+/// adverts and replayed rows) give an identity a key only at its second sighting within the
+/// check-out limit: the first waits in a bounded filter of first sightings (``FirstSightings``,
+/// 16 bytes each, at most ``maximumFirstSightings``), and the visit opens at it, so check-in is
+/// still the first sighting. A one-sighting visit was always a walk-past; now it never takes a
+/// slot, and a flood of one-shot identifiers (BLE advert spam) cannot push phones out.
 public struct PresenceTracker: Sendable {
     /// What the tracker dropped or counted, for logs and statistics.
     public struct Counters: Sendable, Equatable {
@@ -37,6 +44,17 @@ public struct PresenceTracker: Sendable {
         /// ones whose pending visit ended as a walk-past then.
         public var identitiesEvicted = 0
         public var pendingVisitsEnded = 0
+        /// First sightings of identities without a key, remembered rather than tracked
+        /// (``sight(_:payload:metadata:time:rssi:)``). Each ends as one of: `admitted` (seen
+        /// again within `checkOut`: a visit from that first sighting), `seenOnce` (forgotten:
+        /// never a visit, a walk-past of one sighting; under a flood, nearly every identifier),
+        /// or still remembered (``firstSightingsHeld``).
+        public var firstSightings = 0
+        public var admitted = 0
+        public var seenOnce = 0
+        /// Of `seenOnce`, those forgotten before `checkOut` because the filter was full (more
+        /// new identities within the check-out limit than ``maximumFirstSightings``: a flood).
+        public var forgottenEarly = 0
     }
 
     enum Phase: UInt8 {
@@ -47,6 +65,8 @@ public struct PresenceTracker: Sendable {
     /// and writing it back copies no references.
     struct Slot {
         var generation: UInt32 = 0
+        /// Sightings and samples of the open visit (saturating): what makes room last.
+        var seen: UInt32 = 0
         var kind: PayloadKind
         var phase = Phase.idle
         /// Changed since the last `.updated` report (checked-in visits only).
@@ -88,15 +108,22 @@ public struct PresenceTracker: Sendable {
     /// protocols) are never attributed anything late, and each GAEN phone brings a new one about
     /// every 15 minutes: theirs go after the check-out limit (or this, if shorter).
     public let keyLifetime: Double
-    /// At most this many identities hold a key, checked-in visits aside. Every distinct payload
-    /// is an identity for minutes (a GAEN identifier stays ten: pending, walk-past, idle), so a
-    /// device flooding adverts with random identifiers would otherwise grow the tracker without
-    /// bound (at a UART's 6,000 adverts a second, millions). When full, a new identity takes
-    /// room freed in one go, an eighth of the limit: identities without an open visit first,
-    /// longest idle first, then pending visits (not yet checked in), longest unseen first, which
-    /// end as walk-pasts. A checked-in visit is never dropped; a phone whose key went is
-    /// registered again at its next sighting (``record(_:time:rssi:)`` returns false).
+    /// At most this many identities hold a key, checked-in visits aside. A key is taken by an
+    /// identity seen twice within the check-out limit (or registered with
+    /// ``key(for:payload:metadata:)``), and kept for minutes (a GAEN identifier ten: pending,
+    /// walk-past, idle), so adverts repeating random identifiers would otherwise grow the
+    /// tracker without bound. When full, a new identity takes room freed in one go, an eighth
+    /// of the limit: identities without an open visit first, longest idle first, then pending
+    /// visits (not yet checked in), the least seen first and of those the newest first, which
+    /// end as walk-pasts: a phone seen for a while outlasts identifiers just admitted. A
+    /// checked-in visit is never dropped; a phone whose key went is registered again at its
+    /// next sighting (``record(_:time:rssi:)`` returns false).
     public let maximumIdentities: Int
+    /// At most this many first sightings wait in the filter (``FirstSightings``): 786,432 by
+    /// default, 16 MiB at most, which at 6,000 new identifiers a second still remembers each
+    /// for 131 s.
+    public var maximumFirstSightings: Int { firstSightings.maximumCapacity }
+    public static let defaultMaximumFirstSightings = FirstSightings.defaultMaximumCapacity
 
     var slots: [Slot] = []
     /// When the identities reach this many, the next new one makes room again (at least an
@@ -115,34 +142,59 @@ public struct PresenceTracker: Sendable {
     var freeSlots: [UInt32] = []
     var changes: [VisitChange] = []
     var dirtySlots: [UInt32] = []
+    /// First sightings of identities without a key (see ``sight(_:payload:metadata:time:rssi:)``).
+    var firstSightings: FirstSightings
+    /// The latest time ``advance(to:)`` was given.
+    var clock = -Double.infinity
 
     public internal(set) var counters = Counters()
     /// Visits currently open (pending or checked in).
     public internal(set) var openVisitCount = 0
 
-    public init(settings: DiarySettings, keyLifetime: Double = 3600, maximumIdentities: Int = 65_536) {
+    public init(
+        settings: DiarySettings, keyLifetime: Double = 3600, maximumIdentities: Int = 65_536,
+        maximumFirstSightings: Int = PresenceTracker.defaultMaximumFirstSightings
+    ) {
         checkIn = settings.checkInSeconds
         checkOut = settings.checkOutSeconds
         minRSSI = settings.minRSSI
         maxVisit = settings.maxVisitSeconds
         self.keyLifetime = keyLifetime
         self.maximumIdentities = maximumIdentities
+        firstSightings = FirstSightings(maximumCapacity: maximumFirstSightings)
     }
 
     /// Identities that currently hold a key.
     public var trackedIdentities: Int { index.count }
+    /// Identities seen once and remembered, not tracked (see ``Counters/firstSightings``).
+    public var firstSightingsHeld: Int { firstSightings.live }
+    /// Bytes the filter of first sightings holds now, and at most.
+    public var firstSightingBytes: Int { firstSightings.bytes }
+    public var maximumFirstSightingBytes: Int { FirstSightings.maximumBytes(capacity: firstSightings.maximumCapacity) }
 
     // MARK: Input
 
     /// The key for an identity, registering it on first use. `metadata` is what was heard with
     /// the payload but is not its identity (a GAEN identifier's 4 bytes of encrypted metadata):
     /// kept from the first time it is given and stored with the identity's visits.
+    ///
+    /// It admits the identity whatever the filter of first sightings says (a payload read, a
+    /// resumed visit): a first sighting the filter held becomes its open visit.
     public mutating func key(for kind: PayloadKind, payload: [UInt8], metadata: [UInt8]? = nil) -> VisitKey {
         let identity = Identity(kind: kind, payload: payload)
         if let slot = index[identity] {
             if let metadata, self.metadata[Int(slot)] == nil { self.metadata[Int(slot)] = metadata }
             return VisitKey(slot: slot, generation: slots[Int(slot)].generation)
         }
+        let key = register(identity, metadata: metadata)
+        restoreFirstSighting(Int(key.slot))
+        return key
+    }
+
+    /// A slot for an identity without one (making room when the tracker is full).
+    mutating func register(_ identity: Identity, metadata: [UInt8]?) -> VisitKey {
+        let kind = identity.kind
+        let payload = identity.payload
         if index.count >= max(maximumIdentities, nextRoom) { makeRoom() }
         let slot: UInt32
         if let reused = freeSlots.popLast() {
@@ -184,14 +236,10 @@ public struct PresenceTracker: Sendable {
         return true
     }
 
-    /// Records a sighting by value (the replay path): registers its identity when needed.
+    /// Records a sighting by value (the replay path), through admission: see
+    /// ``sight(_:payload:metadata:time:rssi:)``.
     public mutating func record(_ sighting: Sighting) {
-        if let minRSSI, let rssi = sighting.rssi, rssi < minRSSI {
-            counters.ignoredWeak += 1
-            return
-        }
-        let key = key(for: sighting.kind, payload: sighting.payload, metadata: sighting.metadata)
-        record(key, time: sighting.time, rssi: sighting.rssi)
+        _ = sight(sighting.kind, payload: sighting.payload, metadata: sighting.metadata, time: sighting.time, rssi: sighting.rssi)
     }
 
     /// Folds RSSI measured before the payload was known into the identity's visits.
@@ -253,9 +301,12 @@ public struct PresenceTracker: Sendable {
         return true
     }
 
-    /// Closes every visit unseen for more than `checkOut` before `now`, and releases keys idle
-    /// for longer than ``keyLifetime``. The owner calls it on a clock tick.
+    /// Closes every visit unseen for more than `checkOut` before `now`, releases keys idle
+    /// for longer than ``keyLifetime`` and forgets first sightings more than `checkOut` old.
+    /// The owner calls it on a clock tick.
     public mutating func advance(to now: Double) {
+        clock = max(clock, now)
+        forgetFirstSightings(at: now)
         for i in lookAt.indices where lookAt[i] <= now {
             switch slots[i].phase {
             case .pending, .checkedIn:
@@ -294,18 +345,21 @@ public struct PresenceTracker: Sendable {
 
     /// Closes every open visit at its last sighting, as if time ran on past the check-out limit
     /// (the end of a replayed file).
+    /// First sightings waiting for a second are forgotten (walk-pasts of one sighting).
     public mutating func closeAll() {
         for i in slots.indices where slots[i].phase == .pending || slots[i].phase == .checkedIn {
             var s = slots[i]
             end(i, &s, idleSince: s.last)
             slots[i] = s
         }
+        counters.seenOnce += firstSightings.removeAll()
     }
 
     /// Continues a checked-in visit read back from the diary after a restart, so the restart
     /// does not split it. Returns nil when the identity already has an open visit.
     public mutating func resume(_ visit: Visit) -> VisitKey? {
-        let key = key(for: visit.kind, payload: visit.payload)
+        let identity = Identity(kind: visit.kind, payload: visit.payload)
+        let key = index[identity].map { VisitKey(slot: $0, generation: slots[Int($0)].generation) } ?? register(identity, metadata: nil)
         let i = Int(key.slot)
         guard slots[i].phase == .idle else { return nil }
         slots[i].phase = .checkedIn
@@ -325,6 +379,8 @@ public struct PresenceTracker: Sendable {
     /// the jump. Take the changes first; times in untaken changes move too.
     public mutating func shiftTimes(by step: Double) {
         guard step != 0, step.isFinite else { return }
+        clock += step
+        firstSightings.shiftTimes(by: step)
         for i in slots.indices where slots[i].phase != .free {
             lookAt[i] = -.infinity
             slots[i].first += step

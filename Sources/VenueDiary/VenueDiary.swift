@@ -6,7 +6,8 @@ import Sightings
 //
 //   DiarySettings          check-in/check-out limits, min RSSI, max visit, recording and share days
 //   PresenceTracker        pure state machine: sightings → visits (pending, checked in, closed)
-//     key(for:payload:) → VisitKey, record(key,time:rssi:), record(Sighting),
+//     key(for:payload:) → VisitKey, record(key,time:rssi:), sight(kind,payload:time:rssi:) → VisitKey?
+//     (admission: tracked from the second sighting, opened at the first), record(Sighting),
 //     attribute([RSSISample], to: key), advance(to:), closeAll(), takeChanges(includingUpdates:)
 //   DiaryStore             the SQLite file: identity check, migrations, queries, stats, purge
 //     init(path:readOnly:), visits(in:), forEachVisit(in:_:), openVisits(), visit(id:),
@@ -128,6 +129,12 @@ public struct VenueDiary {
     /// The key for an identity; see ``PresenceTracker/key(for:payload:metadata:)``.
     public mutating func key(for kind: PayloadKind, payload: [UInt8], metadata: [UInt8]? = nil) -> VisitKey {
         tracker.key(for: kind, payload: payload, metadata: metadata)
+    }
+
+    /// A measurement by value, through admission; see
+    /// ``PresenceTracker/sight(_:payload:metadata:time:rssi:)``. Nil: remembered, not tracked yet.
+    public mutating func sight(_ kind: PayloadKind, payload: [UInt8], metadata: [UInt8]? = nil, time: Double, rssi: Int?) -> VisitKey? {
+        tracker.sight(kind, payload: payload, metadata: metadata, time: time, rssi: rssi)
     }
 
     /// See ``PresenceTracker/record(_:time:rssi:)``.

@@ -19,7 +19,8 @@ import VenueDiary
 ///   throws); Herald-log rows that cannot be written are dropped and counted (``HeraldLogWriter``),
 ///   logged once per run of failures and again when the logs are written again;
 /// - what is worth a log line: check-ins and check-outs with a short payload id, corrections,
-///   purges, events dropped on the way in.
+///   purges, events dropped on the way in, and once a minute what the diary's admission dropped
+///   when that looks like a flood (``Admission``).
 ///
 /// Its owner feeds it the node's sensor events and a tick about once a second, each with the
 /// steady time of the node and the wall time, and carries the ``Notice``s to the log and LEDs.
@@ -59,8 +60,52 @@ public struct DiaryKeeper {
         public init() {}
     }
 
+    /// What the diary's admission dropped (``PresenceTracker/Counters``): run-time counts, kept
+    /// in no file. The service logs them once a minute while they look like a flood and puts the
+    /// last such minute on its status line (``admissionLastMinute``).
+    public struct Admission: Sendable, Equatable {
+        /// Identities seen once and never tracked, and of those the ones forgotten before the
+        /// check-out limit because the filter of first sightings was full.
+        public var seenOnce = 0
+        public var forgottenEarly = 0
+        /// Pending visits ended to make room in a full tracker, and the identities released for
+        /// it (idle keys included).
+        public var pendingEvicted = 0
+        public var identitiesEvicted = 0
+
+        public init(seenOnce: Int = 0, forgottenEarly: Int = 0, pendingEvicted: Int = 0, identitiesEvicted: Int = 0) {
+            self.seenOnce = seenOnce
+            self.forgottenEarly = forgottenEarly
+            self.pendingEvicted = pendingEvicted
+            self.identitiesEvicted = identitiesEvicted
+        }
+
+        public init(_ counters: PresenceTracker.Counters) {
+            self.init(
+                seenOnce: counters.seenOnce, forgottenEarly: counters.forgottenEarly, pendingEvicted: counters.pendingVisitsEnded,
+                identitiesEvicted: counters.identitiesEvicted)
+        }
+
+        /// Anything dropped beyond the handful of one-shot identifiers a venue sees anyway
+        /// (phones at the edge of range): ``floodNoticePerMinute``.
+        public var looksLikeAFlood: Bool {
+            forgottenEarly > 0 || identitiesEvicted > 0 || seenOnce >= DiaryKeeper.floodNoticePerMinute
+        }
+
+        static func - (a: Self, b: Self) -> Self {
+            Admission(
+                seenOnce: a.seenOnce - b.seenOnce, forgottenEarly: a.forgottenEarly - b.forgottenEarly,
+                pendingEvicted: a.pendingEvicted - b.pendingEvicted, identitiesEvicted: a.identitiesEvicted - b.identitiesEvicted)
+        }
+    }
+
     /// How often the Herald-format logs are written, in seconds of steady time.
     public static let logFlushInterval: Double = 10
+    /// How often the admission's counts are looked at (and logged, when they look like a flood).
+    public static let admissionInterval: Double = 60
+    /// One-shot identifiers a minute from which a minute is reported: 10 a second, far above a
+    /// venue's own (a phone is seen many times a minute; only those at the edge of range, once).
+    public static let floodNoticePerMinute = 600
 
     public private(set) var pipeline: DiaryPipeline
     public private(set) var counters = Counters()
@@ -74,6 +119,11 @@ public struct DiaryKeeper {
     private var nextLogFlush: Double
     private var writeFailing = false
     private var reportedDrops = 0
+    private var nextAdmission: Double
+    private var admissionSeen = Admission()
+    /// The last minute's admission counts if it looked like a flood (``Admission/looksLikeAFlood``),
+    /// else zeros: for the status line.
+    public private(set) var admissionLastMinute = Admission()
 
     /// Opens the diary in `store` (at `path`, for messages). `boot` is this boot's reading;
     /// `synchronised` whether the system clock is. Opening notices go to `notices`.
@@ -89,6 +139,7 @@ public struct DiaryKeeper {
         self.path = path
         offset = wall - steady
         nextLogFlush = steady + 1 + Self.logFlushInterval
+        nextAdmission = steady + Self.admissionInterval
         // Visits an earlier run of this boot recorded before sync (it stopped before it saw sync).
         let correction = synchronised ? try pipeline.synchronise(bootID: boot.bootID, wallMinusBoot: boot.wallMinusBoot) : nil
         var opened = "diary \(path) open"
@@ -103,6 +154,9 @@ public struct DiaryKeeper {
 
     /// Visits open now (present phones, pending ones included).
     public var openVisits: Int { pipeline.diary.tracker.openVisitCount }
+
+    /// What the diary's admission dropped since the diary was opened.
+    public var admission: Admission { Admission(pipeline.diary.tracker.counters) }
 
     /// Diary time at steady time `steady`.
     public func now(steady: Double) -> Double { steady + offset }
@@ -157,6 +211,10 @@ public struct DiaryKeeper {
         if pipeline.counters.purged > purges {
             let days = pipeline.diary.settings.recordingDays ?? 0
             notices.append(.log(LogLine(.info, "retention: deleted \(pipeline.counters.purged - purges) visits older than \(days) days")))
+        }
+        if steady >= nextAdmission {
+            nextAdmission = steady + Self.admissionInterval
+            reportAdmission(into: &notices)
         }
         if heraldLogs != nil, steady >= nextLogFlush {
             nextLogFlush = steady + Self.logFlushInterval
@@ -254,6 +312,27 @@ public struct DiaryKeeper {
             }
         }
         notices.append(.visits(changes))
+    }
+
+    /// Once a minute: the minute's admission counts, logged when they look like a flood.
+    private mutating func reportAdmission(into notices: inout [Notice]) {
+        let total = admission
+        let minute = total - admissionSeen
+        admissionSeen = total
+        guard minute.looksLikeAFlood else {
+            admissionLastMinute = Admission()
+            return
+        }
+        admissionLastMinute = minute
+        var text = "diary admission in the last minute: \(minute.seenOnce) identifiers seen once, not tracked"
+        if minute.forgottenEarly > 0 {
+            text += " (\(minute.forgottenEarly) forgotten before check_out: the filter of first sightings was full)"
+        }
+        if minute.identitiesEvicted > 0 {
+            text += "; tracker full: \(minute.pendingEvicted) pending visits ended and \(minute.identitiesEvicted - minute.pendingEvicted) idle keys released"
+        }
+        text += "; since start \(total.seenOnce) seen once, \(total.forgottenEarly) forgotten early, \(total.pendingEvicted) pending visits evicted"
+        notices.append(.log(LogLine(.warning, text + " (an advert flood?)")))
     }
 
     private static func line(_ correction: ClockCorrection) -> LogLine {

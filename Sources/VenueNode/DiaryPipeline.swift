@@ -9,8 +9,12 @@ import VenueDiary
 /// - `.read` (a payload became known): the target's earlier measurements are attributed to the
 ///   payload's visit, and the read itself is a sighting (a phone we just read is present);
 /// - `.measure` with a payload: a sighting of that payload's visit, by a `VisitKey` cached per
-///   target, so the per-advert path costs no payload hashing; without a payload nothing happens
-///   (the node keeps it and hands it over with the `.read`);
+///   target, so the per-advert path costs no payload hashing; a payload the diary does not track
+///   yet goes through its admission (``VenueDiary/sight(_:payload:metadata:time:rssi:)``: tracked
+///   from its second sighting within the check-out limit, the visit opened at the first), and
+///   its target gets a cached key only once admitted, so a flood of one-shot identifiers costs
+///   two hashes an advert and no memory here; without a payload nothing happens (the node keeps
+///   it and hands it over with the `.read`);
 /// - `.share` (payloads a phone wrote to us of phones *it* saw within the last minutes, maybe
 ///   elsewhere) and `.detect` are not visits: counted, not recorded;
 /// - an RSSI of nil (btvirt always; writes without RSSI) is presence all the same: the diary
@@ -93,8 +97,7 @@ public struct DiaryPipeline {
             record(target.id, payload, key, time: wall, rssi: nil)
 
         case .measure(let target, let rssi, let payload?, _, let time):
-            let wall = time + wallOffset
-            record(target.id, payload, key(for: target.id, payload: payload, now: wall), time: wall, rssi: rssi)
+            sight(target.id, payload, time: time + wallOffset, rssi: rssi)
 
         case .share(_, let payloads, _, _):
             counters.sharedPayloads += payloads.count
@@ -162,6 +165,24 @@ public struct DiaryPipeline {
     /// at the next start.
     public mutating func close(now: Double) throws -> [VisitChange] {
         try diary.close(now: now)
+    }
+
+    /// A measurement of a known payload: by its cached key, or through the diary's admission,
+    /// caching the key once the diary tracks the payload.
+    private mutating func sight(_ target: TargetID, _ payload: SensorPayload, time: Double, rssi: Int?) {
+        counters.sightings += 1
+        if let index = keys.index(forKey: target), keys.values[index].payload == payload {
+            if keys.values[index].payload.metadata == nil, payload.metadata != nil {
+                _ = key(for: target, payload: payload, now: time)  // keeps the metadata heard only now
+            }
+            keys.values[index].lastUsed = time
+            if diary.record(keys.values[index].key, time: time, rssi: rssi) { return }
+            counters.rekeyed += 1
+            keys[target] = nil
+        }
+        guard diary.sight(payload.kind, payload: payload.bytes, time: time, rssi: rssi) != nil else { return }
+        // Tracked (just admitted, or by another target): cache its key, with the metadata.
+        _ = key(for: target, payload: payload, now: time)
     }
 
     private mutating func key(for target: TargetID, payload: SensorPayload, now: Double) -> VisitKey {

@@ -39,12 +39,19 @@ public struct NodeLoop: Sendable {
         public var links: Int
         /// Herald-format log rows dropped so far (writes that failed, the log budget), for the status.
         public var heraldLogRowsDropped: Int
+        /// What the diary's admission dropped in the last minute, if that looked like a flood
+        /// (``DiaryKeeper/admissionLastMinute``), for the status.
+        public var diaryAdmission: DiaryKeeper.Admission
 
-        public init(wall: Double, presentPhones: Int = 0, links: Int = 0, heraldLogRowsDropped: Int = 0) {
+        public init(
+            wall: Double, presentPhones: Int = 0, links: Int = 0, heraldLogRowsDropped: Int = 0,
+            diaryAdmission: DiaryKeeper.Admission = .init()
+        ) {
             self.wall = wall
             self.presentPhones = presentPhones
             self.links = links
             self.heraldLogRowsDropped = heraldLogRowsDropped
+            self.diaryAdmission = diaryAdmission
         }
     }
 
@@ -207,6 +214,7 @@ public struct NodeLoop: Sendable {
             + "\(driver.condition); \(present) \(present == 1 ? "phone" : "phones") present; "
             + "\(driver.node.targetCount) devices followed; \(tick.links) \(tick.links == 1 ? "link" : "links")"
             + (tick.heraldLogRowsDropped > 0 ? "; \(tick.heraldLogRowsDropped) Herald log rows dropped" : "")
+            + Self.admissionStatus(tick.diaryAdmission)
         if line != status {
             status = line
             out.notices.append(.status(line))
@@ -219,6 +227,15 @@ public struct NodeLoop: Sendable {
                 "Bluetooth: \(limited - limitedReported.count) signal writes refused for coming too fast (over 4 a second from one link)")))
             limitedReported = (limited, now)
         }
+    }
+
+    /// The status line's part for a minute of flood (empty otherwise): "; flood: …".
+    static func admissionStatus(_ a: DiaryKeeper.Admission) -> String {
+        guard a.looksLikeAFlood else { return "" }
+        var text = "; flood in the last minute: \(a.seenOnce) identifiers seen once"
+        if a.forgottenEarly > 0 { text += " (\(a.forgottenEarly) forgotten early)" }
+        if a.identitiesEvicted > 0 { text += ", \(a.pendingEvicted) pending visits evicted" }
+        return text
     }
 
     /// The driver's output: events as they are, work as requests, notes as notices.

@@ -8,8 +8,15 @@ public struct ReplaySummary: Sendable, Equatable {
     public var ignoredWeak = 0
     /// Checked-in visits found (written to the diary unless `recording_days = 0`).
     public var visits = 0
-    /// Visits that closed before checking in, never written.
+    /// Visits that closed before checking in, never written: identities seen once (never
+    /// tracked: `seenOnce`) included.
     public var walkPasts = 0
+    /// The diary's admission (see `PresenceTracker.Counters`): identities seen once and never
+    /// tracked, of those the ones forgotten before `check_out` because the filter of first
+    /// sightings was full (a flood), and pending visits ended to make room in a full tracker.
+    public var seenOnce = 0
+    public var forgottenEarly = 0
+    public var pendingEvicted = 0
     /// Transactions committed.
     public var batches = 0
 

@@ -101,11 +101,19 @@ public enum SightingsReplay {
 
         let diary = try VenueDiary(store: store, settings: settings, now: start, policy: policy, resumingOpenVisits: false)
         var pipeline = DiaryPipeline(diary: diary, purgingNoLaterThan: now)
+        func counters() {
+            let tracker = pipeline.diary.tracker.counters
+            summary.ignoredWeak = tracker.ignoredWeak
+            summary.walkPasts += tracker.seenOnce - summary.seenOnce
+            summary.seenOnce = tracker.seenOnce
+            summary.forgottenEarly = tracker.forgottenEarly
+            summary.pendingEvicted = tracker.pendingVisitsEnded
+        }
         func count(_ changes: [VisitChange]) {
             summary.count(changes)
             if pipeline.diary.committedBatches != summary.batches {
                 summary.batches = pipeline.diary.committedBatches
-                summary.ignoredWeak = pipeline.diary.tracker.counters.ignoredWeak
+                counters()
                 afterBatch?(summary)
             }
         }
@@ -119,7 +127,7 @@ public enum SightingsReplay {
             pipeline.handle(event(sighting), wallOffset: 0)
         }
         count(try pipeline.checkOutAll(now: end))
-        summary.ignoredWeak = pipeline.diary.tracker.counters.ignoredWeak
+        counters()
         return summary
     }
 

@@ -59,6 +59,16 @@ struct DiaryCommand: ParsableCommand {
                 if summary.ignoredWeak > 0 {
                     lines.append("ignored: \(summary.ignoredWeak) sightings weaker than min_rssi")
                 }
+                if summary.seenOnce > 0 || summary.pendingEvicted > 0 {
+                    var admission = "admission: \(summary.seenOnce) identities seen once, never tracked (among the walk-pasts)"
+                    if summary.forgottenEarly > 0 {
+                        admission += ", \(summary.forgottenEarly) of them forgotten before check_out (the filter of first sightings was full)"
+                    }
+                    if summary.pendingEvicted > 0 {
+                        admission += "; \(summary.pendingEvicted) pending visits evicted (the tracker was full)"
+                    }
+                    lines.append(admission)
+                }
                 if settings.diary.recordingDays == 0 {
                     lines.append("nothing written: recording_days = 0")
                 }
@@ -69,7 +79,15 @@ struct DiaryCommand: ParsableCommand {
 
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show how many visits the diary holds, how many are open, its time span and size.")
+            abstract: "Show how many visits the diary holds, how many are open, its time span and size.",
+            discussion: """
+                What the running service's admission drops (identities seen once and never tracked, \
+                first sightings forgotten early and pending visits evicted under an advert flood) \
+                are run-time counts, not kept in the diary: the service logs them once a minute \
+                while they look like a flood ("diary admission in the last minute: ..."), and its \
+                status line (systemctl status venue-beacon) shows the last such minute. \
+                'diary replay' prints them for a replay.
+                """)
 
         @OptionGroup var options: ConfigOptions
         @Flag(name: .long, help: "Print one JSON object.") var json = false
@@ -111,6 +129,7 @@ struct DiaryCommand: ParsableCommand {
                         newest check-out: \(newest ?? "-")
                         unsynced clock:   \(stats.uncorrectedVisits) visits recorded before clock sync, times not corrected
                         file size:        \(stats.fileBytes) bytes
+                        admission:        run-time counts of the service (flood drops and evictions): its log and status line
                         """)
                 }
             }

@@ -15,7 +15,9 @@ struct NodeRadio: Sendable {
     let logger: Logger
 
     func tick(steady: Double) -> NodeLoop.Tick {
-        NodeLoop.Tick(wall: clock.wall(), presentPhones: recorder.present, heraldLogRowsDropped: recorder.heraldLogRowsDropped)
+        NodeLoop.Tick(
+            wall: clock.wall(), presentPhones: recorder.present, heraldLogRowsDropped: recorder.heraldLogRowsDropped,
+            diaryAdmission: recorder.admission)
     }
 
     func carry(_ output: inout NodeLoop.Output) {

@@ -47,6 +47,7 @@ final class Recorder: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let openVisits = Atomic<Int>(0)
     private let logRowsDropped = Atomic<Int>(0)
+    private let lastAdmission = Mutex(DiaryKeeper.Admission())
 
     init(options: Options, clock: NodeClock, hooks: ServiceHooks, logger: Logger) {
         self.options = options
@@ -60,6 +61,9 @@ final class Recorder: Sendable {
 
     /// Herald-format log rows dropped as of the last tick (failed writes, the budget).
     var heraldLogRowsDropped: Int { logRowsDropped.load(ordering: .relaxed) }
+
+    /// What the diary's admission dropped in the last minute, if that looked like a flood.
+    var admission: DiaryKeeper.Admission { lastAdmission.withLock { $0 } }
 
     /// Hands events to the thread; never blocks.
     /// The host's thread hands over each turn's events (an advert's, often): the thread is woken
@@ -184,6 +188,8 @@ final class Recorder: Sendable {
             }
             openVisits.store(keeper.openVisits, ordering: .relaxed)
             logRowsDropped.store(keeper.counters.logRowsDropped, ordering: .relaxed)
+            let admission = keeper.admissionLastMinute
+            lastAdmission.withLock { $0 = admission }
             carry(&notices)
         }
 
