@@ -25,7 +25,7 @@ import Testing
     @Test func missingProgramSaysWhatToInstall() throws {
         let dir = TemporaryDirectory("sendmail")
         try Data("x".utf8).write(to: URL(fileURLWithPath: dir.file("m")))
-        let error = #expect(throws: HandOffError.self) {
+        let error = thrownError(HandOffError.self) {
             try SendmailTransport(program: "/nonexistent/sendmail").handOff(messageAt: dir.file("m"))
         }
         #expect(error?.reason.contains("/nonexistent/sendmail does not exist") == true)
@@ -48,7 +48,7 @@ import Testing
         // A child of sendmail's (msmtp's own helper, say) that would outlive a kill of sendmail alone.
         let program = dir.script("sendmail", "sleep 300 & echo $! > \(dir.file("child")); wait")
         try Data("x".utf8).write(to: URL(fileURLWithPath: dir.file("m")))
-        let error = #expect(throws: HandOffError.self) {
+        let error = thrownError(HandOffError.self) {
             try SendmailTransport(program: program, timeout: 0.5).handOff(messageAt: dir.file("m"))
         }
         #expect(error?.reason.contains("did not finish within") == true)

@@ -115,7 +115,8 @@ final class Gate: Sendable {
         let small = ExportJob(
             settings: settings, delivery: ExportDelivery(settings: settings), indicator: nil,
             makeDocument: { _ in Fixture.document(csv: Data(repeating: UInt8(ascii: "a"), count: 700_000)) })
-        #expect(try #require(await small.runIfIdle()).succeeded)
+        let smallRun = try #require(await small.runIfIdle())
+        #expect(smallRun.succeeded)
     }
 
     /// The running service writes its diary before the document is made (``DiaryFlusher``).

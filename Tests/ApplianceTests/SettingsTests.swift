@@ -198,7 +198,7 @@ import BLEHost
         let venue = VenueIdentity(
             country: 826, state: 4, code: 123_123, name: "Erin's Stakehouse", location: "Window seating", area: "Gourock",
             url: "https://example.org")
-        #expect(venue.payloadSize == (try venue.beacon.encoded()).count)
+        #expect(try venue.payloadSize == venue.beacon.encoded().count)
         #expect(VenueIdentity(venue.beacon) == venue)
         #expect(VenueIdentity(country: 1, state: 2, code: 3, name: "A", location: "").payloadSize == 9 + 2 + 1)
     }

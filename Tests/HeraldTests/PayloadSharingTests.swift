@@ -67,7 +67,8 @@ import Testing
         // B is not seen again; A keeps advertising past the 5 minute expiry.
         _ = h.advert(1, .apple, at: 302)
         #expect(h.tick(302).isEmpty)
-        #expect(h.node.sharingData(for: try #require(h.node.table[a.id]), now: 302) == nil)
+        let target = try #require(h.node.table[a.id])
+        #expect(h.node.sharingData(for: target, now: 302) == nil)
     }
 
     @Test func androidPhonesAndMismatchedLengthsAreNotShared() throws {
@@ -103,7 +104,8 @@ import Testing
         _ = h.read(again.id, services: .iPhone, payload: phone2, at: 3)
         #expect(h.node.payload(of: again.id)?.bytes == phone2)
         for n: UInt64 in 1...3 { _ = h.advert(n, .apple, at: 4) }
-        #expect(h.node.sharingData(for: try #require(h.node.table[a.id]), now: 4) == phone2)
+        let target = try #require(h.node.table[a.id])
+        #expect(h.node.sharingData(for: target, now: 4) == phone2)
     }
 
     @Test func manyPayloadsRotateThroughWrites() throws {

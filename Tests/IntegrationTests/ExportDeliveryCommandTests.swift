@@ -78,7 +78,7 @@ import Testing
         try #require(files.count == 1)
         let email = try DeliveredEmail(file: files[0], scratch: venue.dir)
         #expect(email.attachmentName == "venue-diary-123123-20251111-20251125.csv")
-        #expect(email.attachment == (try venue.exportedCSV()))
+        #expect(try email.attachment == venue.exportedCSV())
         #expect(email.headers["To"] == "tracers@example.org")
         #expect(email.headers["From"] == "Erin's Stakehouse <venue@example.org>")
         #expect(email.headers["Subject"] == "Venue diary Erin's Stakehouse (123123): 20251111 to 20251125")
@@ -114,7 +114,7 @@ import Testing
         try #require(files.count == 1)  // exactly once
         let email = try DeliveredEmail(file: files[0], scratch: venue.dir)
         #expect(email.headers["Message-ID"] == String(messageID))  // the Message-ID it was queued with
-        #expect(email.attachment == (try venue.exportedCSV()))
+        #expect(try email.attachment == venue.exportedCSV())
     }
 
     @Test func noAddressConfiguredIsRefusedBeforeExporting() throws {
@@ -133,7 +133,7 @@ import Testing
         #expect(result.status == 0, "\(result.output)")
         let written = venue.dir.path("usb/venue-diary-123123-20251111-20251125.csv")
         #expect(result.stderr.contains("wrote \(written) (1 visits)"))
-        #expect(FileManager.default.contents(atPath: written) == (try venue.exportedCSV()))
+        #expect(try FileManager.default.contents(atPath: written) == venue.exportedCSV())
     }
 
     @Test func missingUnmountedReadOnlyAndUnwritableDirectoriesAreRefusedClearly() throws {

@@ -105,7 +105,7 @@ import Testing
         #expect(verified.output.contains("visits:1"))
         let opened = try Self.open(sealed, key: tracers.key, into: venue.dir.path("opened.csv"))
         #expect(opened.status == 0, "\(opened.output)")
-        #expect(FileManager.default.contents(atPath: venue.dir.path("opened.csv")) == (try Self.plaintextCSV(venue)))
+        #expect(try FileManager.default.contents(atPath: venue.dir.path("opened.csv")) == Self.plaintextCSV(venue))
 
         #expect(email.body.contains("Node key:  \(node.fingerprint)"))
         #expect(email.body.contains("Visits:    1"))
@@ -158,7 +158,7 @@ import Testing
             URL(fileURLWithPath: "/usr/bin/minisign"), ["-Vm", saved, "-x", signature, "-P", node.publicKey])
         #expect(verified.status == 0, "\(verified.output)")
         #expect(verified.output.contains("visits:1"), "\(verified.output)")
-        #expect(FileManager.default.contents(atPath: saved) == (try venue.exportedCSV()))
+        #expect(try FileManager.default.contents(atPath: saved) == venue.exportedCSV())
 
         // Without --signature, standard output has nowhere for it: said, and nothing is written.
         let unsigned = try venue.run(["export", "--now", Self.now])
@@ -194,7 +194,7 @@ import Testing
         let sealed = venue.dir.path("usb/\(Self.name).age")
         #expect(try Self.verify(sealed, publicKey: try Self.nodeKey(venue).publicKey).status == 0)
         #expect(try Self.open(sealed, key: tracers.key, into: venue.dir.path("o.csv")).status == 0)
-        #expect(FileManager.default.contents(atPath: venue.dir.path("o.csv")) == (try Self.plaintextCSV(venue)))
+        #expect(try FileManager.default.contents(atPath: venue.dir.path("o.csv")) == Self.plaintextCSV(venue))
     }
 
     @Test func plaintextEmailIsRefusedUnlessAskedForAndConfigCheckWarns() throws {

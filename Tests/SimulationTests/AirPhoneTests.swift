@@ -70,7 +70,8 @@ extension AirTests {
             _ = host.command(LESetAdvertisingEnable(true))
         }
         #expect(sessions >= 5)
-        #expect(writes.first == .payload(try #require(writer.payload)))
+        let payload = try #require(writer.payload)
+        #expect(writes.first == .payload(payload))
         #expect(writes.dropFirst().allSatisfy { if case .rssi = $0 { return true } else { return false } })
         #expect(writes.count == sessions)
     }

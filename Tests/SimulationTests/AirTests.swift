@@ -180,7 +180,8 @@ import Testing
             if case .procedureFinished(_, let result) = action { return result }
             return nil
         }.first
-        #expect(result == .success(.value(try #require(phone.payload))))
+        let payload = try #require(phone.payload)
+        #expect(result == .success(.value(payload)))
         // The phone's 129 bytes took Read Blobs at the default MTU: many exchanges, each at a connection event.
         #expect(host.air.now > 5.2)
         #expect(host.credits == 4)
