@@ -11,6 +11,10 @@ public struct ExposureCheckError: Error, CustomStringConvertible {
 
 /// `venue-beacon exposure check`: key files read and verified, their keys matched against the
 /// diary's `gaen` visits in a window. Reads only: the diary and the files are left as they are.
+///
+/// Memory: one file at a time. Each file is read by offset (``KeyFile``), its keys matched and
+/// dropped before the next; across files only each distinct key's 16 bytes and place are kept
+/// (``StreamingKeyMatches``), with the matches.
 public enum ExposureCheck {
     public struct Options {
         public var verificationKeys: [VerificationKey]
@@ -24,54 +28,56 @@ public enum ExposureCheck {
         }
     }
 
-    /// Reads and verifies every file first: one bad file refuses the whole check.
-    public static func load(_ paths: [String], options: Options) throws -> (files: [ExposureReport.File], keys: DiagnosisKeySet) {
-        var files: [ExposureReport.File] = []
-        var keys = DiagnosisKeySet()
+    /// Checks, without opening them, that every path names a regular file: a missing file, a
+    /// directory or a FIFO is refused before the diary is opened.
+    public static func checkFiles(_ paths: [String]) throws {
         for path in paths {
-            let bytes: [UInt8]
             do {
-                bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+                try KeyFile.check(path)
             } catch {
-                throw ExposureCheckError(path: path, problem: .unreadable((error as NSError).localizedDescription))
-            }
-            do {
-                let export = try KeyExport(zip: bytes)
-                var verified = true
-                do {
-                    try export.verify(with: options.verificationKeys)
-                } catch {
-                    guard options.allowUnverified else { throw error }
-                    verified = false
-                }
-                keys.add(export)
-                files.append(ExposureReport.File(
-                    path: path, region: export.region, keys: export.keys.count, revisedKeys: export.revisedKeys.count, verified: verified))
-            } catch let error as ExposureFileError {
                 throw ExposureCheckError(path: path, problem: error)
             }
         }
-        return (files, keys)
     }
 
-    /// The whole check: files, then the diary's `gaen` visits in `window`.
+    /// Reads and verifies one file.
+    public static func read(_ path: String, options: Options) throws -> (file: ExposureReport.File, export: KeyExport) {
+        do {
+            let export = try KeyFile.read(path)
+            var verified = true
+            do {
+                try export.verify(with: options.verificationKeys)
+            } catch {
+                guard options.allowUnverified else { throw error }
+                verified = false
+            }
+            return (
+                ExposureReport.File(path: path, region: export.region, keys: export.keys.count, revisedKeys: export.revisedKeys.count, verified: verified),
+                export
+            )
+        } catch let error as ExposureFileError {
+            throw ExposureCheckError(path: path, problem: error)
+        }
+    }
+
+    /// The whole check: the diary's `gaen` visits in `window`, then each file read, verified and
+    /// matched in turn. One bad file refuses the whole check.
     public static func run(_ paths: [String], store: DiaryStore, window: VisitWindow, options: Options, now: Double) throws -> (report: ExposureReport, matches: [KeyMatch]) {
-        try run(loaded: try load(paths, options: options), store: store, window: window, options: options, now: now)
-    }
-
-    /// The check on files already loaded with ``load(_:options:)``.
-    public static func run(
-        loaded: (files: [ExposureReport.File], keys: DiagnosisKeySet), store: DiaryStore, window: VisitWindow, options: Options, now: Double
-    ) throws -> (report: ExposureReport, matches: [KeyMatch]) {
-        let (files, keys) = loaded
+        try checkFiles(paths)
         var visits: [Visit] = []
         try store.forEachVisit(in: window) { visit in
             if visit.kind == .gaen, visit.payload.count == 16 { visits.append(visit) }
         }
-        let matcher = ExposureMatcher(visits: visits)
-        let matches = matcher.match(keys.keys)
+        var keys = StreamingKeyMatches(matcher: ExposureMatcher(visits: visits))
+        var files: [ExposureReport.File] = []
+        for path in paths {
+            let (file, export) = try read(path, options: options)
+            keys.add(export)
+            files.append(file)
+        }
+        let matches = keys.result
         let report = ExposureReport(
-            files: files, keys: keys.keys.count, diaryIdentifiers: matcher.identifierCount, matches: matches, risk: options.risk,
+            files: files, keys: keys.keyCount, diaryIdentifiers: keys.matcher.identifierCount, matches: matches, risk: options.risk,
             generatedAt: now)
         return (report, matches)
     }

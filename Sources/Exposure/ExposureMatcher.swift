@@ -24,6 +24,42 @@ public struct DiagnosisKeySet: Sendable {
     }
 }
 
+/// The matches of keys met one file at a time, with ``DiagnosisKeySet``'s rules (each key once; a
+/// key met again replaces the earlier only from `revised_keys`) and its order (a key's place is
+/// where it was first met), without holding the keys: only each distinct key's 16 bytes and place
+/// (an `[RPI: Int]` entry, about 40 bytes a key) and the matches.
+public struct StreamingKeyMatches {
+    private var place: [RPI: Int] = [:]
+    private var matches: [Int: KeyMatch] = [:]
+    public let matcher: ExposureMatcher
+
+    public init(matcher: ExposureMatcher) { self.matcher = matcher }
+
+    /// The distinct keys met.
+    public var keyCount: Int { place.count }
+
+    /// A file's keys, as ``DiagnosisKeySet/add(_:)`` takes them: its keys, then its revised keys.
+    public mutating func add(_ export: KeyExport) {
+        for key in export.keys { add(key, revised: false) }
+        for key in export.revisedKeys { add(key, revised: true) }
+    }
+
+    public mutating func add(_ key: DiagnosisKey, revised: Bool) {
+        let id = RPI(key.keyData)!
+        if let at = place[id] {
+            guard revised else { return }
+            matches[at] = matcher.match(key)
+        } else {
+            let at = place.count
+            place[id] = at
+            if let match = matcher.match(key) { matches[at] = match }
+        }
+    }
+
+    /// The matches in the order of their keys.
+    public var result: [KeyMatch] { matches.sorted { $0.key < $1.key }.map(\.value) }
+}
+
 /// One diagnosis key whose identifiers the diary heard, with the visits that heard them.
 public struct KeyMatch: Sendable {
     public var key: DiagnosisKey

@@ -4,6 +4,9 @@ import Foundation
 /// Why a key file was refused. Every case says which file and what is wrong with it.
 public enum ExposureFileError: Error, Equatable, CustomStringConvertible {
     case unreadable(String)
+    /// Not a regular file (a directory, a FIFO, a device, a socket): said as it is, never opened
+    /// for reading.
+    case notAFile(String)
     case badZip(String)
     case missingMember(String)
     case badHeader
@@ -14,6 +17,7 @@ public enum ExposureFileError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadable(let why): "cannot be read: \(why)"
+        case .notAFile(let what): "is \(what), not a key export file (.zip)"
         case .badZip(let why): "not a readable key export zip: \(why)"
         case .missingMember(let name): "not a key export: the zip has no \(name)"
         case .badHeader: "export.bin does not start with the header \"EK Export v1\" padded to 16 bytes"
@@ -89,7 +93,11 @@ public struct KeyExport: Sendable {
 
     /// Reads a zip's `export.bin` and `export.sig`.
     public init(zip bytes: [UInt8]) throws(ExposureFileError) {
-        let zip = try ZipReader(bytes)
+        try self.init(zip: try ZipReader(bytes))
+    }
+
+    /// Reads `export.bin` and `export.sig` of a zip read through ``ZipReader``.
+    public init(zip: ZipReader) throws(ExposureFileError) {
         guard let bin = try zip.read("export.bin") else { throw .missingMember("export.bin") }
         guard let sig = try zip.read("export.sig") else { throw .missingMember("export.sig") }
         try self.init(exportBin: bin, exportSig: sig)

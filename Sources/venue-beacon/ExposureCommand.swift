@@ -82,13 +82,16 @@ func exposureCheck(_ files: [String], settings: Settings, unverified: Bool, now:
         onsetDays: config.onsetDays[0]...config.onsetDays[1], outsideOnsetWeight: Double(config.outsideOnsetWeight))
     let options = ExposureCheck.Options(verificationKeys: keys, allowUnverified: unverified, risk: risk)
     do {
-        // Files first: a bad file is refused before the diary is opened.
-        let loaded = try ExposureCheck.load(files, options: options)
+        // Files first: a missing file, a directory or a FIFO is refused before the diary is
+        // opened. Then each file is read, verified and matched in turn (docs/exposure.md).
+        try ExposureCheck.checkFiles(files)
         let window = try DiaryExport.window(settings.diarySettings.shareWindow, now: now)
         let store = try DiaryStore(path: settings.diary.path, readOnly: true)
-        return try ExposureCheck.run(loaded: loaded, store: store, window: window, options: options, now: now)
+        return try ExposureCheck.run(files, store: store, window: window, options: options, now: now)
     } catch let error as ExposureCheckError {
-        if case .unreadable = error.problem { throw CLIFailure(message: error.description, status: ExitStatus.noInput) }
-        throw CLIFailure(message: error.description, status: ExitStatus.dataError)
+        switch error.problem {
+        case .unreadable, .notAFile: throw CLIFailure(message: error.description, status: ExitStatus.noInput)
+        default: throw CLIFailure(message: error.description, status: ExitStatus.dataError)
+        }
     }
 }

@@ -111,4 +111,40 @@ struct ExposureMatcherTests {
 
             """)
     }
+
+    /// Keys matched one file at a time keep the key set's rules: a key counts once, a plain key met
+    /// again changes nothing, a revised one replaces it (and may stop or start matching).
+    @Test func streamingMatchesKeepTheKeySetsRules() {
+        let visits = [Self.visit(1, Self.rpi4, at: Self.time(Self.enin + 4) + 60, metadata: Self.aem4), Self.visit(2, randomKey(), at: Self.time(Self.enin))]
+        let matcher = ExposureMatcher(visits: visits)
+        let decoy = DiagnosisKey(keyData: randomKey(), rollingStartIntervalNumber: Self.enin)
+        var again = Self.key
+        again.transmissionRiskLevel = 2
+        var revised = Self.key
+        revised.transmissionRiskLevel = 3
+        revised.reportType = .revoked
+        var moved = Self.key
+        moved.rollingStartIntervalNumber = Self.enin + 1000  // out of the diary's span: no match
+        let files: [[(DiagnosisKey, Bool)]] = [
+            [(decoy, false), (Self.key, false)],
+            [(again, false), (revised, true)],
+            [(moved, true), (decoy, false)],
+            [(Self.key, true)],
+        ]
+        var set = DiagnosisKeySet()
+        var streaming = StreamingKeyMatches(matcher: matcher)
+        for (n, file) in files.enumerated() {
+            for (key, isRevised) in file {
+                set.add(key, revised: isRevised)
+                streaming.add(key, revised: isRevised)
+            }
+            let want = matcher.match(set.keys)
+            let got = streaming.result
+            #expect(streaming.keyCount == set.keys.count, "after file \(n)")
+            #expect(got.map(\.key) == want.map(\.key), "after file \(n)")
+            #expect(got.map { $0.visits.map(\.visit.id) } == want.map { $0.visits.map(\.visit.id) }, "after file \(n)")
+        }
+        #expect(streaming.keyCount == 2)
+        #expect(streaming.result.map(\.key) == [Self.key])
+    }
 }

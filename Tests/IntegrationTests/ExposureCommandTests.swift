@@ -155,6 +155,77 @@ import Testing
         #expect(unverified.stderr.contains("without a verified signature"))
     }
 
+    /// Issue 24 item 10: a directory or a FIFO named as a key file is said as it is (never opened:
+    /// a FIFO would block), zip64 is named, and a file's size is not held: a 3 GB sparse file
+    /// (the signed a.zip with its central directory 3 GB on) is read, and a 3 GB hole refused,
+    /// within 100 MB of peak RSS.
+    @Test func notRegularZip64AndHugeFiles() throws {
+        let s = try Scenario()
+        defer { s.dir.remove() }
+        try s.replay()
+        let directory = s.dir.path("keys.zip")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let dir = try s.run(["exposure", "check", s.dir.path("a.zip"), directory, "--now", s.now])
+        #expect(dir.status == 66)
+        #expect(dir.stdout.isEmpty)
+        #expect(dir.stderr.contains("keys.zip: is a directory, not a key export file (.zip)"), "\(dir.stderr)")
+        #expect(!dir.stderr.contains("NSCocoaErrorDomain"))
+
+        let fifo = s.dir.path("fifo.zip")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let piped = try s.run(["exposure", "check", fifo, "--now", s.now])
+        #expect(piped.status == 66)
+        #expect(piped.stderr.contains("fifo.zip: is a FIFO (named pipe), not a key export file (.zip)"), "\(piped.stderr)")
+        let exported = try s.run(["export", "--exposures", fifo, "--now", s.now])
+        #expect(exported.status == 66 && exported.stderr.contains("is a FIFO"), "\(exported.stderr)")
+
+        // a.zip as python's zipfile wrote it: no comment, so its end of central directory is the
+        // last 22 bytes; the central directory's offset is at 16 in it.
+        let zip = Array(try Data(contentsOf: URL(fileURLWithPath: s.dir.path("a.zip"))))
+        let eocd = zip.count - 22
+        #expect(zip[eocd..<(eocd + 4)] == [0x50, 0x4b, 0x05, 0x06])
+        var zip64 = zip
+        zip64.replaceSubrange((eocd + 16)..<(eocd + 20), with: [0xFF, 0xFF, 0xFF, 0xFF])
+        try Data(zip64).write(to: URL(fileURLWithPath: s.dir.path("zip64.zip")))
+        let marked = try s.run(["exposure", "check", s.dir.path("zip64.zip"), "--now", s.now])
+        #expect(marked.status == 65)
+        #expect(marked.stderr.contains("zip64.zip: not a readable key export zip: zip64 archives are not key export files"), "\(marked.stderr)")
+
+        let offset = Int(zip[eocd + 16]) | Int(zip[eocd + 17]) << 8 | Int(zip[eocd + 18]) << 16 | Int(zip[eocd + 19]) << 24
+        let far = 3 << 30
+        var tail = Array(zip[offset...])
+        let at = tail.count - 22 + 16
+        tail.replaceSubrange(at..<(at + 4), with: (0..<4).map { UInt8(truncatingIfNeeded: far >> (8 * $0)) })
+        let huge = s.dir.path("huge.zip")
+        #expect(FileManager.default.createFile(atPath: huge, contents: Data(zip[..<offset])))
+        let handle = try #require(FileHandle(forWritingAtPath: huge))
+        try handle.seek(toOffset: UInt64(far))
+        try handle.write(contentsOf: Data(tail))
+        try handle.close()
+        let junk = s.dir.path("junk.zip")
+        #expect(FileManager.default.createFile(atPath: junk, contents: nil))
+        #expect(truncate(junk, off_t(far)) == 0)
+
+        /// The command under /usr/bin/time: its result and its peak RSS in KiB.
+        func measured(_ args: [String]) throws -> (ProcessRunner.Result, Int) {
+            var result = try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/time"), ["-f", "peak-rss-kib %M", ProcessRunner.venueBeacon.path] + args + ["--config", s.config])
+            let line = result.stderr.split(separator: "\n").last { $0.hasPrefix("peak-rss-kib ") } ?? ""
+            result.stderr = result.stderr.replacingOccurrences(of: String(line), with: "")
+            return (result, Int(line.dropFirst("peak-rss-kib ".count)) ?? Int.max)
+        }
+        let (read, readRSS) = try measured(["exposure", "check", huge, "--json", "--now", s.now])
+        #expect(read.status == 0, "\(read.output)")
+        let report = try Self.json(read.stdout)
+        #expect((report["files"] as? [[String: Any]])?.first?["keys"] as? Int == 3)
+        #expect((report["exposures"] as? [[String: Any]])?.isEmpty == false)
+        #expect(readRSS < 100_000, "peak RSS \(readRSS) KiB reading a 3 GB file")
+        let (refused, refusedRSS) = try measured(["exposure", "check", junk, "--now", s.now])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("junk.zip: not a readable key export zip: no end of central directory"), "\(refused.stderr)")
+        #expect(refusedRSS < 100_000, "peak RSS \(refusedRSS) KiB refusing a 3 GB file")
+    }
+
     @Test func anotherAuthoritysKeyIsRefused() throws {
         // A valid P-256 key that did not sign the files.
         let other = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEzum1H4FCG4FhaisBLwU5wHPKq6HyBVCvzgPqP86gsXOAe+9MaWaRRAS+gpayFhAtgIcC2VogEFjJgSGJ7JjZpA=="
