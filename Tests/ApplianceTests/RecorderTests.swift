@@ -136,11 +136,14 @@ import VenueDiary
         for n in Int32(9)...12 { recorder.submit(Self.sightings(of: n, from: Double(n), through: Double(n))) }
         let running = await started(recorder)
         #expect(await eventually { heard.lines.contains("the diary fell behind: 4 sensor events dropped") })
-        // The newest sightings were kept: phones 5 to 12 are present, 1 to 4 never were.
-        time.set(1)
-        #expect(await eventually { recorder.present == 8 })
-        // Seen once each, they leave as walk-pasts after the check-out limit.
-        time.set(320)
+        // Every phone is seen again: an identity is tracked from its second sighting (the
+        // diary's admission under a flood), its visit from the first. The newest first
+        // sightings were kept: phones 5 to 12 are present, 1 to 4 (first sightings dropped)
+        // are seen once only and never are.
+        for n in Int32(1)...12 { recorder.submit(Self.sightings(of: n, from: 20, through: 20)) }
+        time.set(20)
+        // Seen twice in 20 s, they leave as walk-pasts after the check-out limit.
+        time.set(400)
         #expect(await eventually { heard.changes.count == 8 })
         #expect(heard.changes.allSatisfy { $0.event == .walkPast })
         let kept = Set(heard.changes.map(\.visit.payload))
