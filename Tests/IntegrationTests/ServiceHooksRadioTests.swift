@@ -27,6 +27,20 @@ extension RadioTests {
             }
         }
 
+        /// A value behind a lock, shared by reference. The clock test's values were local
+        /// Mutexes, which Swift 6.0.3 (trixie's, which builds these tests for the Pi) refuses
+        /// inside its task group ("copy of noncopyable typed value. This is a compiler bug").
+        final class Shared<Value: Sendable>: @unchecked Sendable {
+            private let lock = NSLock()
+            private var value: Value
+            init(_ value: Value) { self.value = value }
+            func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+                lock.lock()
+                defer { lock.unlock() }
+                return try body(&value)
+            }
+        }
+
         @Test func hooksSeeReadinessWatchdogStatusCheckInsExportsAndStopping() async throws {
             try await BTVirt.run { btvirt in
                 let directory = try TemporaryDirectory("venue-node-hooks")
@@ -106,12 +120,12 @@ extension RadioTests {
                     """, file: "clock.toml")
                 let system = NodeClock.system()
                 let step = 7_200.0
-                let shift = Mutex(Date().timeIntervalSince1970 - step - system.monotonic())
-                let synchronised = Mutex(false)
+                let shift = Shared(Date().timeIntervalSince1970 - step - system.monotonic())
+                let synchronised = Shared(false)
                 let clock = NodeClock(
                     monotonic: system.monotonic, wall: { shift.withLock { $0 } + system.monotonic() },
                     boot: { BootTime(seconds: 500 + system.monotonic(), bootID: "test-boot") })
-                let checkIn = Mutex<Double?>(nil)
+                let checkIn = Shared<Double?>(nil)
                 let calls = Calls()
                 let hooks = ServiceHooks(
                     ready: { calls.add("ready") },
