@@ -1,5 +1,6 @@
 import Appliance
 import ArgumentParser
+import Foundation
 import Glibc
 import Logging
 import VenueDiary
@@ -23,6 +24,20 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ConfigOptions
 
+    @Option(
+        name: .customLong("status-dir"),
+        help: ArgumentHelp(
+            "Where to write venue-beacon-status.txt (and look for a refused config).",
+            discussion: "Default: the boot partition (/boot/firmware, else /boot) when systemd runs the service; otherwise none.",
+            valueName: "dir"))
+    var statusDirectory: String?
+
+    /// The boot partition the installer reads: given, or the Pi's when systemd started us.
+    var bootDirectory: String? {
+        if let statusDirectory { return statusDirectory.isEmpty ? nil : statusDirectory }
+        return ProcessInfo.processInfo.environment["INVOCATION_ID"] == nil ? nil : BootPartition.directory()
+    }
+
     func run() async throws {
         let settings = try options.load()
         let level = Logger.Level(rawValue: settings.logging.level) ?? .info
@@ -37,7 +52,10 @@ struct RunCommand: AsyncParsableCommand {
         // SIGUSR1 and the button, outbox retries, clock sync, opening hours.
         // Exports (button, SIGUSR1) have the service write its diary first.
         let flusher = DiaryFlusher()
-        let edge = await ApplianceEdge.start(settings: settings, logger: logger, diaryFlusher: flusher)
+        // The installer's view (docs/install.md): a refused config on the status LED, and the
+        // doctor's checklist with the status line on the boot partition.
+        let installer = bootDirectory.map { Doctor(configPath: options.path, bootDirectory: $0, inService: true) }
+        let edge = await ApplianceEdge.start(settings: settings, logger: logger, diaryFlusher: flusher, installer: installer)
         defer { edge.shutdown() }
         do {
             _ = try await withThrowingTaskGroup(of: NodeService.Exit?.self) { group in

@@ -7,6 +7,6 @@ struct VenueBeacon: AsyncParsableCommand {
         commandName: "venue-beacon",
         abstract: "A Raspberry Pi venue beacon and venue check-in appliance.",
         version: ProductVersion.string,
-        subcommands: [RunCommand.self, ConfigCommand.self, DiaryCommand.self, ExportCommand.self, IdentityCommand.self, OpenCommand.self, OutboxCommand.self, ExposureCommand.self, BTCommand.self, SimulateCommand.self, ReplicateCommand.self, HubCommand.self]
+        subcommands: [RunCommand.self, ConfigCommand.self, DiaryCommand.self, ExportCommand.self, IdentityCommand.self, OpenCommand.self, OutboxCommand.self, ExposureCommand.self, BTCommand.self, SimulateCommand.self, ReplicateCommand.self, HubCommand.self, DoctorCommand.self]
     )
 }

@@ -27,6 +27,10 @@ public final class ApplianceEdge: Sendable {
     private let state = SharedState()
     /// `[replication]`: the diary sent to the venue hub; nil: no replication.
     let replication: ReplicationWorker?
+    /// `venue-beacon-status.txt` on the boot partition; nil: not written (tests).
+    let statusFile: StatusFile?
+    /// `[bluetooth] device`, for telling a blocked or missing adapter from other failures.
+    private let device: String
 
     struct State {
         var radio: RadioCondition = .starting
@@ -35,9 +39,18 @@ public final class ApplianceEdge: Sendable {
         var open = true
         var lastWatchdog: ContinuousClock.Instant?
         var startupCode = StartupCodeSchedule(lifetime: nil)
+        /// The config on the boot partition was refused (``BootPartition/importRefused(in:)``).
+        var configRefused = false
+        /// The radio is unavailable because rfkill blocks it or the adapter is missing.
+        var bluetoothBlocked = false
+        /// The node's latest status line (systemd `STATUS=`), for the status file.
+        var statusLine: String?
 
         /// What the status LED shows for this state.
-        var status: NodeStatus { ApplianceEdge.status(radio: radio, clockSynchronised: clockSynchronised, open: open) }
+        var status: NodeStatus {
+            ApplianceEdge.status(
+                radio: radio, clockSynchronised: clockSynchronised, open: open, configError: configRefused, bluetoothBlocked: bluetoothBlocked)
+        }
     }
 
     /// The state the hooks (called from the service's loops) and the housekeeping task share.
@@ -58,7 +71,8 @@ public final class ApplianceEdge: Sendable {
         settings: Settings, logger: Logger, gpio: any GPIOBackend = GPIOBackendSystem(), detector: ClockSyncDetector = .system,
         environment: [String: String] = ProcessInfo.processInfo.environment, tick: Duration = .seconds(10),
         diaryFlusher: DiaryFlusher? = nil, startupCodeLifetime: Duration? = .seconds(60),
-        pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut
+        pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut,
+        installer: Doctor? = nil
     ) async -> ApplianceEdge {
         var panel: GPIOPanel?
         if settings.gpio.enabled {
@@ -78,7 +92,15 @@ public final class ApplianceEdge: Sendable {
         }
         let edge = ApplianceEdge(
             settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick,
-            diaryFlusher: diaryFlusher, startupCodeLifetime: startupCodeLifetime, pageOut: pageOut)
+            diaryFlusher: diaryFlusher, startupCodeLifetime: startupCodeLifetime, pageOut: pageOut,
+            statusFile: installer.map { StatusFile(doctor: $0) })
+        // The installer's config on the boot partition, refused at this start (the unit's
+        // ExecStartPre=): the status LED says so until a fixed file is imported.
+        if let installer, BootPartition.importRefused(in: installer.bootDirectory) {
+            edge.state.withLock { $0.configRefused = true }
+            logger.error(
+                "the config on the boot partition was refused: running on the previous config; \(installer.bootDirectory)/\(BootPartition.errorName) lists the problems")
+        }
         // Known before the diary opens, so it stamps visits with the right clock from the start.
         if await edge.detectSync() {
             edge.state.withLock { $0.clockSynchronised = true }
@@ -91,9 +113,12 @@ public final class ApplianceEdge: Sendable {
     init(
         settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String], tick: Duration,
         diaryFlusher: DiaryFlusher?, startupCodeLifetime: Duration? = nil,
-        pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut
+        pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut,
+        statusFile: StatusFile? = nil
     ) {
         self.tick = tick
+        self.statusFile = statusFile
+        self.device = settings.bluetooth.device
         self.pageOut = pageOut
         let notifier = SystemdNotifier(environment: environment)
         let watchdogInterval = SystemdNotifier.watchdogInterval(environment: environment)
@@ -142,6 +167,7 @@ public final class ApplianceEdge: Sendable {
             },
             status: { line in
                 let backlog = replication?.backlog.map { "; hub backlog \($0) visits" } ?? ""
+                state.withLock { $0.statusLine = line + backlog }
                 notify(["STATUS=" + line + backlog])
             },
             radio: { condition in
@@ -168,8 +194,13 @@ public final class ApplianceEdge: Sendable {
             stopping: { notify(["STOPPING=1"]) })
     }
 
-    /// The status LED's state from what the node reports.
-    public static func status(radio: RadioCondition, clockSynchronised: Bool, open: Bool) -> NodeStatus {
+    /// The status LED's state from what the node reports. An installer's mistakes come first:
+    /// Bluetooth blocked or missing while the radio is unavailable, then a refused config.
+    public static func status(
+        radio: RadioCondition, clockSynchronised: Bool, open: Bool, configError: Bool = false, bluetoothBlocked: Bool = false
+    ) -> NodeStatus {
+        if case .unavailable = radio, bluetoothBlocked { return .bluetoothBlocked }
+        if configError { return .configError }
         if !open { return .closed }
         switch radio {
         case .starting: return .starting
@@ -238,9 +269,11 @@ public final class ApplianceEdge: Sendable {
                 state.withLock { $0.clockSynchronised = true }
                 logger.notice("the system clock is synchronised")
             }
+            await checkBluetoothBlocked()
             let (synced, status, pagingOut) = state.withLock { ($0.clockSynchronised, $0.status, $0.startupCode.tick(now: .now)) }
             let now = Date()
             panel?.setStatus(status)
+            await writeStatusFile(status)
 
             let report = await delivery.retryDue(now: now)
             for id in report.delivered { logger.info("outbox: delivered \(id)") }
@@ -261,6 +294,39 @@ public final class ApplianceEdge: Sendable {
                 wait = min(wait, .milliseconds(max(Int(next.timeIntervalSince(now) * 1000), 0) + 10))
             }
             try? await Task.sleep(for: wait)
+        }
+    }
+
+    /// While the radio is unavailable: whether rfkill blocks it or the adapter is missing (the
+    /// status LED's "Bluetooth blocked or missing"), read from sysfs and the adapter list.
+    private func checkBluetoothBlocked() async {
+        let unavailable = state.withLock { s in
+            if case .unavailable = s.radio { return true }
+            return false
+        }
+        let blocked = unavailable ? await Self.offPool { [device] in BluetoothChecks.blockedOrMissing(device: device) } : false
+        state.withLock { $0.bluetoothBlocked = blocked }
+    }
+
+    /// The status file on the boot partition, when its rate limit allows: the doctor's checklist
+    /// (run off the cooperative pool) and the status line.
+    private func writeStatusFile(_ status: NodeStatus) async {
+        // After start-up: once the node has said how it is (its first status line), then as the
+        // rate limit allows.
+        guard let statusFile, let line = state.withLock({ $0.statusLine }), statusFile.isDue() else { return }
+        let doctor = statusFile.doctor
+        let report = await Task.detached { await doctor.run() }.value
+        switch statusFile.write(report: report, statusLine: line, led: StatusFile.describe(status)) {
+        case .written?: logger.debug("status file \(statusFile.path) written")
+        case .failed(let error)?:
+            logger.warning("cannot write the status file on the boot partition: \(error) (retried every 5 minutes; docs/install.md)")
+        case nil: break
+        }
+    }
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue(label: "venue-beacon.installer-check").async { continuation.resume(returning: work()) }
         }
     }
 

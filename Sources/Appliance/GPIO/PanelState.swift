@@ -13,15 +13,25 @@ public enum NodeStatus: Sendable, Equatable, CaseIterable {
     case bluetoothUnavailable
     /// Something else is wrong (the diary cannot be written, …).
     case fault
+    /// The config on the boot partition was refused (`venue-beacon-error.txt` there says why):
+    /// the node runs on its previous config.
+    case configError
+    /// Bluetooth blocked by rfkill, or the controller missing: nothing is advertised or recorded
+    /// until an installer acts (`venue-beacon doctor` names the fix).
+    case bluetoothBlocked
 
     /// steady = well; slow blink = wait; fast blink = act; a short blip every 3 s = closed
-    /// (alive, but deliberately idle — distinct from off, which means no power or no service).
+    /// (alive, but deliberately idle — distinct from off, which means no power or no service);
+    /// counted flashes = an installer's mistake: two for a refused config, three for Bluetooth
+    /// blocked or missing.
     public var pattern: LEDPattern {
         switch self {
         case .running: return .on
         case .starting, .waitingForClockSync: return LEDTimings.slowBlink
         case .bluetoothUnavailable, .fault: return LEDTimings.fastBlink
         case .closed: return .blink(on: .milliseconds(100), off: .milliseconds(2900))
+        case .configError: return LEDTimings.flashes(2)
+        case .bluetoothBlocked: return LEDTimings.flashes(3)
         }
     }
 }
@@ -30,6 +40,10 @@ public enum NodeStatus: Sendable, Equatable, CaseIterable {
 public enum LEDTimings {
     public static let slowBlink = LEDPattern.blink(on: .milliseconds(500), off: .milliseconds(500))
     public static let fastBlink = LEDPattern.blink(on: .milliseconds(100), off: .milliseconds(100))
+    /// `count` flashes of 0.2 s, 0.3 s apart, then 1.5 s dark: the installer's error codes.
+    public static func flashes(_ count: Int) -> LEDPattern {
+        .flashes(count: count, on: .milliseconds(200), off: .milliseconds(300), pause: .milliseconds(1500))
+    }
     /// Export LED while an export runs.
     public static let exporting = LEDPattern.blink(on: .milliseconds(250), off: .milliseconds(250))
     /// Export LED: steady this long after a delivered export.
