@@ -1,4 +1,6 @@
+import Foundation
 import Herald
+import Logging
 import Testing
 @testable import Appliance
 
@@ -47,5 +49,34 @@ import Testing
         // Blocked is only what an unavailable radio shows: a radio that runs is running.
         #expect(ApplianceEdge.status(radio: .running, clockSynchronised: true, open: true, bluetoothBlocked: true) == .running)
         #expect(ApplianceEdge.status(radio: unavailable, clockSynchronised: true, open: true, configError: true, bluetoothBlocked: true) == .bluetoothBlocked)
+    }
+
+    /// The service started after a refused import: the status LED flashes its code although the
+    /// radio runs, and the status file on the card says so beside the status line.
+    @Test func aRefusedImportShowsOnTheLEDAndInTheStatusFile() async throws {
+        let dir = TemporaryDirectory("edge")
+        let card = TemporaryDirectory("card")
+        FileManager.default.createFile(atPath: card.file("venue-beacon.toml"), contents: Data("[venue]\n".utf8))
+        FileManager.default.createFile(atPath: card.file("venue-beacon-error.txt"), contents: Data("problems\n".utf8))
+        let gpio = FakeGPIO()
+        let edge = await ApplianceEdge.start(
+            settings: try ApplianceEdgeTests().settings(dir, gpio: true), logger: Logger(label: "test"), gpio: gpio,
+            detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }), environment: [:], tick: .milliseconds(10),
+            installer: Doctor(configPath: dir.file("none.toml"), bootDirectory: card.path, inService: true))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await edge.run() }
+            edge.hooks.radio(.running)
+            edge.hooks.status("advertising and scanning; 2 phones present")
+            // Running and synchronised would be steady on: the code flashes instead.
+            #expect(await eventually { gpio.level("GPIO17") == true })
+            #expect(await eventually { gpio.level("GPIO17") == false })
+            #expect(await eventually { FileManager.default.fileExists(atPath: card.file("venue-beacon-status.txt")) })
+            let text = (try? String(contentsOfFile: card.file("venue-beacon-status.txt"), encoding: .utf8)) ?? ""
+            #expect(text.contains("node: advertising and scanning; 2 phones present"))
+            #expect(text.contains("status LED: 2 flashes, pause (the config on the card was refused)"))
+            #expect(text.contains("✗ boot partition:"))
+            group.cancelAll()
+        }
+        edge.shutdown()
     }
 }
