@@ -206,7 +206,9 @@ import VenueNode
         let readable = ServiceChecks.AccountFile(path: "/etc/msmtprc", mode: 0o640, ownerIsService: false, group: "venue-beacon")
         let lines = ServiceChecks.email(settings, sendmailProblem: nil, usesMsmtp: true, account: readable)
         #expect(lines.map(\.verdict) == [.ok, .ok, .ok])
-        #expect(lines.first?.found == "to tracers@example.org, sealed to 1 age recipient")
+        // Counted, not named: the list goes on the card.
+        #expect(lines.first?.found == "to 1 address, sealed to 1 age recipient")
+        #expect(!lines.contains { $0.found.contains("tracers@example.org") })
         // root's alone, as msmtp's package leaves it: the service cannot read it.
         let rootOnly = ServiceChecks.AccountFile(path: "/etc/msmtprc", mode: 0o600, ownerIsService: false, group: "root")
         let refused = ServiceChecks.email(settings, sendmailProblem: "/usr/sbin/sendmail does not exist", usesMsmtp: true, account: rootOnly)
@@ -260,6 +262,15 @@ import VenueNode
         #expect(ServiceChecks.card(directory: "/boot/firmware", refused: true, pending: true).verdict == .problem)
         #expect(ServiceChecks.card(directory: "/boot/firmware", refused: false, pending: true).verdict == .unchecked)
         #expect(ServiceChecks.card(directory: "/boot/firmware", refused: false, pending: false).verdict == .ok)
+    }
+
+    @Test func theStatusFileOnARootOnlyCardIsWrittenAtStartOnly() {
+        let rootOnly = ServiceChecks.statusFile(directory: "/boot/firmware", exists: true, ownerIsService: false, groupIsService: false, mode: 0o040755)
+        #expect(rootOnly.verdict == .unchecked)
+        #expect(rootOnly.found.contains("mode 0755"))
+        let shared = ServiceChecks.statusFile(directory: "/boot/firmware", exists: true, ownerIsService: false, groupIsService: true, mode: 0o040775)
+        #expect(shared.verdict == .ok)
+        #expect(ServiceChecks.statusFile(directory: "/boot", exists: false, ownerIsService: false, groupIsService: false, mode: 0).verdict == .unchecked)
     }
 
     // MARK: the report

@@ -38,6 +38,12 @@ public struct Doctor: Sendable {
         lines.append(ServiceChecks.card(
             directory: bootDirectory, refused: BootPartition.importRefused(in: bootDirectory),
             pending: exists(file(BootPartition.configName)) || exists(file(BootPartition.msmtprcName))))
+        var boot = stat()
+        let bootExists = stat(bootDirectory, &boot) == 0
+        let service = getpwnam(ConfigImport.serviceGroup).map { ($0.pointee.pw_uid, $0.pointee.pw_gid) }
+        lines.append(ServiceChecks.statusFile(
+            directory: bootDirectory, exists: bootExists, ownerIsService: service?.0 == boot.st_uid, groupIsService: service?.1 == boot.st_gid,
+            mode: boot.st_mode))
 
         // Bluetooth.
         lines.append(BluetoothChecks.rfkill(Self.rfkillSwitches()))

@@ -69,7 +69,8 @@ enum ServiceChecks {
                 fix: "set [export] email to the tracers' address and recipients to their age public keys (docs/export.md)")]
         }
         var lines: [DoctorLine] = []
-        let to = "to \(export.recipients.joined(separator: ", "))"
+        // Counted, not named: the checklist goes on the card too, which anyone may read.
+        let to = "to \(export.recipients.count) \(export.recipients.count == 1 ? "address" : "addresses")"
         if export.refusesPlaintextEmail {
             lines.append(.problem("email", "\(to), but export.recipients is empty: emailed exports are refused", fix: ExportSettings.plaintextRefused))
         } else if export.ageRecipients.isEmpty {
@@ -162,6 +163,22 @@ enum ServiceChecks {
             return .unchecked("boot partition", "a file waits in \(directory): it is imported at the next start (sudo systemctl restart venue-beacon)")
         }
         return .ok("boot partition", "nothing waiting in \(directory)")
+    }
+}
+
+extension ServiceChecks {
+    /// Whether the running service (user venue-beacon, not root) can refresh the status file on
+    /// the boot partition: the mount's owner and mode decide on FAT. Never a fault: the start
+    /// writes the file as root either way.
+    static func statusFile(directory: String, exists: Bool, ownerIsService: Bool, groupIsService: Bool, mode: mode_t) -> DoctorLine {
+        guard exists else { return .unchecked("status file", "no \(directory): no boot partition to write it on") }
+        let writable = mode & 0o002 != 0 || (ownerIsService && mode & 0o200 != 0) || (groupIsService && mode & 0o020 != 0)
+        if writable {
+            return .ok("status file", "the service refreshes \(directory)/\(BootPartition.statusName) while it runs")
+        }
+        return .unchecked(
+            "status file",
+            "\(directory) is root's alone (mode 0\(String(mode & 0o777, radix: 8))): \(BootPartition.statusName) there is written at each start, not refreshed while the node runs (docs/install.md)")
     }
 }
 
