@@ -62,7 +62,7 @@ struct ConfigCommand: ParsableCommand {
 
         @Flag(
             name: .customLong("status-file"),
-            help: "Then write venue-beacon-status.txt there too: the doctor's checklist before the node starts (the unit does).")
+            help: "Then write venue-beacon-status.txt there too, when it is a FAT partition (or named by --from): the doctor's checklist before the node starts (the unit does).")
         var statusFile = false
 
         func run() async throws {
@@ -73,7 +73,8 @@ struct ConfigCommand: ParsableCommand {
                 bootDirectory: directory, configPath: options.path, msmtprcPath: msmtprc,
                 group: geteuid() == 0 ? ConfigImport.serviceGroupID() : nil)
             let report = importer.run()
-            if statusFile {
+            // A plain Debian /boot (not FAT) holds kernels, not notes.
+            if statusFile, from != nil || BootPartition.isFAT(directory) {
                 // As root before the service starts: a checklist on the card at every start, also
                 // where the service itself may not write there (docs/install.md).
                 let doctor = Doctor(configPath: options.path, bootDirectory: directory)

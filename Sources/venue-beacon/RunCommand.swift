@@ -28,14 +28,14 @@ struct RunCommand: AsyncParsableCommand {
         name: .customLong("status-dir"),
         help: ArgumentHelp(
             "Where to write venue-beacon-status.txt (and look for a refused config).",
-            discussion: "Default: the boot partition (/boot/firmware, else /boot) when systemd runs the service; otherwise none.",
+            discussion: "Default: the boot partition (/boot/firmware, else /boot) when systemd runs the service and it is FAT; otherwise none.",
             valueName: "dir"))
     var statusDirectory: String?
 
     /// The boot partition the installer reads: given, or the Pi's when systemd started us.
     var bootDirectory: String? {
         if let statusDirectory { return statusDirectory.isEmpty ? nil : statusDirectory }
-        return ProcessInfo.processInfo.environment["INVOCATION_ID"] == nil ? nil : BootPartition.directory()
+        return ProcessInfo.processInfo.environment["INVOCATION_ID"] == nil ? nil : BootPartition.statusDirectory()
     }
 
     func run() async throws {

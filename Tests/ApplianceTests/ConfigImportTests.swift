@@ -176,6 +176,22 @@ import Testing
         #expect(BootPartition.directory(isDirectory: { _ in true }) == "/boot/firmware")
         #expect(BootPartition.directory(isDirectory: { $0 == "/boot" }) == "/boot")
         #expect(BootPartition.directory(isDirectory: { _ in false }) == "/boot")
+        // The status file only on a FAT boot partition: a plain Debian /boot is left alone.
+        #expect(BootPartition.statusDirectory(isFAT: { _ in false }) == nil)
+        #expect(BootPartition.statusDirectory(isFAT: { _ in true }) == BootPartition.directory())
+        #expect(!BootPartition.isFAT(card.path))
+        // /proc/self/mounts of a Raspberry Pi OS bookworm card.
+        let mounts = """
+            /dev/mmcblk0p2 / ext4 rw,noatime 0 0
+            devtmpfs /dev devtmpfs rw,relatime,size=1867124k,nr_inodes=466781,mode=755 0 0
+            /dev/mmcblk0p1 /boot/firmware vfat rw,relatime,fmask=0022,dmask=0022,codepage=437,iocharset=ascii,shortname=mixed,errors=remount-ro 0 0
+            /dev/sda1 /media/usb\\040stick vfat rw 0 0
+            """
+        #expect(BootPartition.fileSystemType(of: "/boot/firmware", mounts: mounts) == "vfat")
+        #expect(BootPartition.fileSystemType(of: "/boot/firmware/venue-beacon.toml", mounts: mounts) == "vfat")
+        #expect(BootPartition.fileSystemType(of: "/boot", mounts: mounts) == "ext4")
+        #expect(BootPartition.fileSystemType(of: "/boot/firmwareX", mounts: mounts) == "ext4")
+        #expect(BootPartition.fileSystemType(of: "/media/usb stick", mounts: mounts) == "vfat")
     }
 
     @Test func filesWrittenOnTheCardAreWholeAndLeaveNoTemporaries() throws {

@@ -24,6 +24,38 @@ public enum BootPartition {
         candidates.first(where: isDirectory) ?? candidates[candidates.count - 1]
     }
 
+    /// Where the status file goes: the boot partition when it is one (a FAT file system, as on
+    /// a Raspberry Pi), nil otherwise: a plain Debian `/boot` holds kernels, not notes.
+    public static func statusDirectory(isFAT: (String) -> Bool = BootPartition.isFAT) -> String? {
+        let directory = directory()
+        return isFAT(directory) ? directory : nil
+    }
+
+    /// Whether `path` is on a FAT file system (vfat or msdos), as `/proc/self/mounts` says.
+    public static func isFAT(_ path: String) -> Bool {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return false }
+        let real = realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? path
+        return ["vfat", "msdos"].contains(fileSystemType(of: real, mounts: mounts) ?? "")
+    }
+
+    /// The type of the file system `path` (absolute, no links) is on: the mount point that is
+    /// its longest prefix in `mounts` (`/proc/self/mounts`: device, mount point, type, …; spaces
+    /// in a mount point written `\040`).
+    static func fileSystemType(of path: String, mounts: String) -> String? {
+        var best: (length: Int, type: String)?
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3 else { continue }
+            let point = fields[1].replacingOccurrences(of: "\\040", with: " ")
+            let covers = point == "/" || path == point || path.hasPrefix(point + "/")
+            if covers, point.count >= (best?.length ?? -1) { best = (point.count, String(fields[2])) }
+        }
+        return best?.type
+    }
+
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
