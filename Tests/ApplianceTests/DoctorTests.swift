@@ -271,6 +271,8 @@ import VenueNode
         let shared = ServiceChecks.statusFile(directory: "/boot/firmware", exists: true, ownerIsService: false, groupIsService: true, mode: 0o040775)
         #expect(shared.verdict == .ok)
         #expect(ServiceChecks.statusFile(directory: "/boot", exists: false, ownerIsService: false, groupIsService: false, mode: 0).verdict == .unchecked)
+        #expect(ServiceChecks.statusFile(directory: "/boot", exists: true, isFAT: false, ownerIsService: false, groupIsService: false, mode: 0o040777)
+            .found.contains("not a FAT boot partition"))
     }
 
     // MARK: the report

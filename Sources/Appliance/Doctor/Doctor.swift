@@ -42,7 +42,7 @@ public struct Doctor: Sendable {
         let bootExists = stat(bootDirectory, &boot) == 0
         let service = getpwnam(ConfigImport.serviceGroup).map { ($0.pointee.pw_uid, $0.pointee.pw_gid) }
         lines.append(ServiceChecks.statusFile(
-            directory: bootDirectory, exists: bootExists, ownerIsService: service?.0 == boot.st_uid, groupIsService: service?.1 == boot.st_gid,
+            directory: bootDirectory, exists: bootExists, isFAT: BootPartition.isFAT(bootDirectory), ownerIsService: service?.0 == boot.st_uid, groupIsService: service?.1 == boot.st_gid,
             mode: boot.st_mode))
 
         // Bluetooth.

@@ -170,8 +170,9 @@ extension ServiceChecks {
     /// Whether the running service (user venue-beacon, not root) can refresh the status file on
     /// the boot partition: the mount's owner and mode decide on FAT. Never a fault: the start
     /// writes the file as root either way.
-    static func statusFile(directory: String, exists: Bool, ownerIsService: Bool, groupIsService: Bool, mode: mode_t) -> DoctorLine {
+    static func statusFile(directory: String, exists: Bool, isFAT: Bool = true, ownerIsService: Bool, groupIsService: Bool, mode: mode_t) -> DoctorLine {
         guard exists else { return .unchecked("status file", "no \(directory): no boot partition to write it on") }
+        guard isFAT else { return .unchecked("status file", "\(directory) is not a FAT boot partition: no \(BootPartition.statusName) is written there") }
         let writable = mode & 0o002 != 0 || (ownerIsService && mode & 0o200 != 0) || (groupIsService && mode & 0o020 != 0)
         if writable {
             return .ok("status file", "the service refreshes \(directory)/\(BootPartition.statusName) while it runs")
