@@ -19,7 +19,8 @@ import VenueNode
 /// The loop: the node ticks once per virtual second (as `NodeRadio` does) and the diary with it
 /// (as the recorder does); between ticks the air runs to the host engine's next deadline or the
 /// next packet, and every packet, event, request and reply is carried at once. The virtual
-/// wall clock is synchronised from the start and the venue has no opening hours.
+/// wall clock is synchronised from the start; the venue has opening hours only when given a
+/// schedule (a multi-day run, ``MultiDayRun``).
 public struct VenueRun {
     /// What the loop carried, for the status line and the report.
     public struct Counters: Sendable, Equatable {
@@ -46,10 +47,11 @@ public struct VenueRun {
     private var origin: Double { truth.configuration.origin }
 
     /// Builds the node over `store` (the diary file of the run); `heraldLogs` writes Herald-format
-    /// logs as `venue-beacon run` does (`simulate --herald-logs`).
+    /// logs as `venue-beacon run` does (`simulate --herald-logs`); `schedule` is the opening hours
+    /// the radio loop keeps, as `run` keeps `[schedule]` (nil: open around the clock).
     public init(
         truth: GroundTruth, setup: NodeSetup = NodeSetup(), air: AirConfiguration = AirConfiguration(), store: DiaryStore,
-        heraldLogs: HeraldLogWriter? = nil
+        heraldLogs: HeraldLogWriter? = nil, schedule: Schedule? = nil
     ) throws {
         self.truth = truth
         let air = Air(truth: truth, configuration: air)
@@ -60,9 +62,13 @@ public struct VenueRun {
         let base = air.instant(0)
         let steadyNow = VirtualNow()
         self.steadyNow = steadyNow
+        let loop = NodeLoop(
+            driver: try setup.driver(), schedule: schedule, wall: origin, deviceName: Air.name, venueName: setup.beacon.name ?? "")
+        // Outside opening hours at start the radio starts switched off, as in `run`.
+        let switchedOn = RadioState(advertising: loop.isOpen, scanning: loop.isOpen)
         core = NodeCore(
-            engine: HostEngine(configuration: try setup.hostConfiguration(identity: identity, gate: gate)),
-            loop: NodeLoop(driver: try setup.driver(), wall: origin, deviceName: Air.name, venueName: setup.beacon.name ?? ""),
+            engine: HostEngine(configuration: try setup.hostConfiguration(identity: identity, gate: gate, switchedOn: switchedOn)),
+            loop: loop,
             firstTick: base, steady: { _ in steadyNow.value },
             // The status line's present phones are not shown here; the wall is virtual.
             tickInfo: { NodeLoop.Tick(wall: origin + $0) })

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import VenueDiary
+import VenueNode
+
+@testable import Simulation
+
+/// Days and nights of a venue through the node as `run` ships it: opening hours kept by the
+/// radio loop, visits closed at closing, retention at recording_days on the loop's own cadence.
+@Suite struct MultiDayRunTests {
+    /// Two days open 09:00–10:00, six visitors a day, recording_days = 1. (Two, not three: each
+    /// virtual second of a night is a tick of both loops, about 45 µs in a debug build, so a day
+    /// costs about 4 s of CPU; two keep the test well within its time on a busy machine.)
+    @Test func twoDaysKeepEveryVisitUntilRetentionDeletesIt() throws {
+        let path = NSTemporaryDirectory() + "multi-day-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let hours = Schedule(days: Array(repeating: [OpeningRange(start: 9 * 60, end: 10 * 60)], count: 7))
+        let days = DaySchedule(schedule: hours, days: 2)
+        let venue = MultiDayVenue.generate(
+            days: days, venue: VenueConfiguration(visitors: 6, seed: 4, walkPasts: 1, fixedDevices: 1), regularShare: 0.5)
+        #expect(venue.regularsByDay[1] > 0)
+        let store = try DiaryStore(path: path)
+        var run = try MultiDayRun(venue: venue, setup: NodeSetup(diary: DiarySettings(recordingDays: 1)), store: store, diaryPath: path)
+
+        var opened: [Double] = []
+        var closed: [Double] = []
+        var open = run.run.loop.isOpen
+        #expect(!open)  // midnight: the node starts closed
+        for _ in 0..<2 {
+            _ = try run.runDay(step: 60) { r in
+                guard r.loop.isOpen != open else { return }
+                open = r.loop.isOpen
+                if open { opened.append(r.now) } else { closed.append(r.now) }
+            }
+        }
+        run.finish()
+        let report = run.report
+        // The loop opened and closed at each day's 09:00:00 and 10:00:00, to the second.
+        let opening: [Double] = [32_400, 86_400 + 32_400]
+        let closing: [Double] = [36_000, 86_400 + 36_000]
+        #expect(opened == opening)
+        #expect(closed == closing)
+
+        for day in report.days {
+            #expect(day.recall == 1, "day \(day.day)")
+            #expect(day.splitVisits == 0 && day.phantomVisits == 0, "day \(day.day)")
+            #expect(day.eligibleVisits > 0)
+            #expect(day.expiredVisitsInDiary == 0)
+        }
+        #expect(report.days.map(\.date) == ["2026-06-01", "2026-06-02"])
+        // Each day's end is the next midnight. At the first, nothing is a day old; by the second
+        // the first day's visits (closed by 10:00) are, and retention (hourly) has deleted them.
+        let (d1, d2) = (report.days[0], report.days[1])
+        #expect(d1.purgedVisits == 0)
+        #expect(d1.diaryVisits > 0 && d2.diaryVisits > 0)
+        #expect(d2.purgedVisits == d1.diaryVisits)
+        #expect((d2.oldestVisitDays ?? 2) < 1)
+        // At the end only the second day's visits remain, all closed at or before closing.
+        let left = try store.visits()
+        #expect(left.count == d2.diaryVisits)
+        let second = days.origin + 86_400
+        #expect(left.allSatisfy { $0.checkIn >= second + 9 * 3600 && ($0.checkOut ?? .infinity) <= second + 10 * 3600 })
+        #expect(report.overall.splitVisits == 0 && report.overall.phantomVisits == 0 && report.overall.recall == 1)
+        #expect(run.run.counters.restarts == 0)
+        #expect(d2.diaryBytes > 0)
+    }
+}
