@@ -46,6 +46,7 @@ import Testing
         #expect(entry("usr/lib/udev/rules.d/60-venue-beacon-gpio.rules") == "-rw-r--r--")  // GPIO for group gpio
         #expect(entry("usr/share/doc/venue-beacon/copyright") != nil)
         #expect(entry("usr/share/doc/venue-beacon/appliance.md") != nil)
+        #expect(entry("usr/share/doc/venue-beacon/install.md") != nil)
         // The venue hub: its unit (never enabled by the package), its docs and configs to copy.
         #expect(entry("usr/lib/systemd/system/venue-beacon-hub.service") == "-rw-r--r--")
         #expect(entry("usr/share/doc/venue-beacon/venue.md") != nil)
