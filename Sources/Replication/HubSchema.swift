@@ -17,7 +17,7 @@ enum HubSchema {
     /// `PRAGMA application_id` of every venue hub store ("VBHB").
     static let applicationID: Int32 = 0x5642_4842
     /// `PRAGMA user_version` after the last migration this build knows.
-    static let version = 1
+    static let version = 2
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -63,6 +63,13 @@ enum HubSchema {
                 CREATE INDEX node_gap_node ON node_gap(node, start);
                 PRAGMA application_id = 1447184450;
                 PRAGMA user_version = 1;
+                """)
+        }
+        // `shared`: the node marked the visit's identity as carried by two or more devices at once.
+        migrator.registerMigration("v2 shared identity") { db in
+            try db.execute(sql: """
+                ALTER TABLE node_visit ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+                PRAGMA user_version = 2;
                 """)
         }
         return migrator

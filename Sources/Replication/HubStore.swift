@@ -225,13 +225,13 @@ public struct HubStore: Sendable {
 
     static let upsertVisitSQL = """
         INSERT INTO node_visit (node, diary, visit, version, kind, payload, metadata, check_in, last_seen, check_out,
-                                samples, rssi_max, rssi_sum, clock_uncorrected)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                samples, rssi_max, rssi_sum, clock_uncorrected, shared)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (node, diary, visit) DO UPDATE SET
             version = excluded.version, kind = excluded.kind, payload = excluded.payload, metadata = excluded.metadata,
             check_in = excluded.check_in, last_seen = excluded.last_seen, check_out = excluded.check_out,
             samples = excluded.samples, rssi_max = excluded.rssi_max, rssi_sum = excluded.rssi_sum,
-            clock_uncorrected = excluded.clock_uncorrected
+            clock_uncorrected = excluded.clock_uncorrected, shared = excluded.shared
         WHERE excluded.version > node_visit.version
         """
 
@@ -289,7 +289,7 @@ public struct HubStore: Sendable {
                     upsert.setUncheckedArguments([
                         node, diary, visit.visitID, visit.change, visit.kind.rawValue, Data(visit.payload),
                         visit.metadata.map { Data($0) }, visit.checkIn, visit.lastSeen, visit.checkOut, visit.samples,
-                        visit.rssiMax, visit.rssiSum, visit.clockUncorrected,
+                        visit.rssiMax, visit.rssiSum, visit.clockUncorrected, visit.sharedIdentity,
                     ])
                     try upsert.execute()
                 }
@@ -448,7 +448,7 @@ public struct HubStore: Sendable {
     public func forEachSegment(in window: VisitWindow, _ body: (HubSegment) throws -> Void) throws {
         var sql = """
             SELECT id, node, diary, visit, version, kind, payload, metadata, check_in, last_seen, check_out,
-                   samples, rssi_max, rssi_sum, clock_uncorrected
+                   samples, rssi_max, rssi_sum, clock_uncorrected, shared
             FROM node_visit WHERE 1
             """
         var arguments = StatementArguments()
@@ -473,7 +473,8 @@ public struct HubStore: Sendable {
                 let metadata = try row.withUnsafeData(atIndex: 7) { $0.map { [UInt8]($0) } }
                 let visit = Visit(
                     id: id, kind: kind, payload: payload, checkIn: row[8], lastSeen: row[9], checkOut: row[10],
-                    samples: row[11], rssiMax: row[12], rssiSum: row[13], clockUncorrected: row[14], metadata: metadata)
+                    samples: row[11], rssiMax: row[12], rssiSum: row[13], clockUncorrected: row[14], metadata: metadata,
+                    sharedIdentity: row[15])
                 try body(HubSegment(id: id, node: row[1], diary: row[2], nodeVisitID: row[3], version: row[4], visit: visit))
             }
         }

@@ -26,11 +26,13 @@ public struct ReplicatedVisit: Sendable, Equatable {
     public var rssiSum: Int
     /// Recorded on an unsynchronised clock that could not be corrected.
     public var clockUncorrected: Bool
+    /// Two or more devices carried the identity at once (``VenueDiary/Visit/sharedIdentity``).
+    public var sharedIdentity: Bool
 
     public init(
         visitID: Int64, change: Int64, kind: PayloadKind, payload: [UInt8], metadata: [UInt8]? = nil,
         checkIn: Double, lastSeen: Double, checkOut: Double?, samples: Int, rssiMax: Int, rssiSum: Int,
-        clockUncorrected: Bool = false
+        clockUncorrected: Bool = false, sharedIdentity: Bool = false
     ) {
         self.visitID = visitID
         self.change = change
@@ -44,6 +46,7 @@ public struct ReplicatedVisit: Sendable, Equatable {
         self.rssiMax = rssiMax
         self.rssiSum = rssiSum
         self.clockUncorrected = clockUncorrected
+        self.sharedIdentity = sharedIdentity
     }
 
     /// The state as a ``Visit`` (its id the node's row id).
@@ -51,6 +54,6 @@ public struct ReplicatedVisit: Sendable, Equatable {
         Visit(
             id: visitID, kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
             samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected,
-            metadata: metadata)
+            metadata: metadata, sharedIdentity: sharedIdentity)
     }
 }

@@ -12,7 +12,7 @@ import VenueDiary
 ///
 /// A merged visit: check-in the earliest, check-out the latest (open when the segment that ends
 /// latest is still open), last sighting the latest, samples and RSSI sums added (so the mean is
-/// weighted by samples), strongest RSSI over the segments with samples, `clock_uncorrected` if
+/// weighted by samples), strongest RSSI over the segments with samples, `clock_uncorrected` (and `shared_identifier`) if
 /// any segment is, metadata from the first segment that has it, its id the hub id of its
 /// earliest segment; rooms are the distinct node names in order of first sighting, and each
 /// segment is kept. Visits come by check-in, then id.
@@ -61,6 +61,7 @@ public enum VenueMerge {
         visit.rssiMax = 0
         visit.rssiSum = 0
         visit.clockUncorrected = false
+        visit.sharedIdentity = false
         var end = -Double.infinity
         var open = false
         var rooms: [String] = []
@@ -82,6 +83,7 @@ public enum VenueMerge {
                 visit.rssiSum += part.rssiSum
             }
             if part.clockUncorrected { visit.clockUncorrected = true }
+            if part.sharedIdentity { visit.sharedIdentity = true }
             if visit.metadata == nil { visit.metadata = part.metadata }
             if !rooms.contains(segment.node) { rooms.append(segment.node) }
             segments.append(RoomSegment(

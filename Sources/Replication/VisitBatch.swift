@@ -12,7 +12,8 @@ import VenueDiary
 /// Binary, big-endian: version 1, the diary id (string), `prev`, a visit count (u16), then each
 /// visit: visit id, change, kind (string), payload (u16 length), metadata (u8 0xFF = none, else
 /// its length), check-in, last seen, check-out (a flag byte, then the time when 1), samples (u32),
-/// RSSI max (i16), RSSI sum (i64), flags (bit 0: clock uncorrected).
+/// RSSI max (i16), RSSI sum (i64), flags (bit 0: clock uncorrected; bit 1: shared identity, which a
+/// hub older than that bit refuses as an unknown flag: upgrade the hub first).
 public struct VisitBatch: Sendable, Equatable {
     public static let version: UInt8 = 1
     /// A batch is at most this many visits (about 60 KB of Herald payloads).
@@ -60,7 +61,7 @@ public struct VisitBatch: Sendable, Equatable {
             out.u32(UInt32(clamping: visit.samples))
             out.u16(UInt16(bitPattern: Int16(clamping: visit.rssiMax)))
             out.i64(Int64(visit.rssiSum))
-            out.u8(visit.clockUncorrected ? 1 : 0)
+            out.u8((visit.clockUncorrected ? 1 : 0) | (visit.sharedIdentity ? 2 : 0))
         }
         return out.bytes
     }
@@ -103,12 +104,12 @@ public struct VisitBatch: Sendable, Equatable {
             let rssiMax = Int(Int16(bitPattern: try reader.u16(field() + " rssi max")))
             let rssiSum = Int(try reader.i64(field() + " rssi sum"))
             let flags = try reader.u8(field() + " flags")
-            guard flags & ~1 == 0 else { throw WireFormatError("\(field()): unknown flags \(flags)") }
+            guard flags & ~3 == 0 else { throw WireFormatError("\(field()): unknown flags \(flags)") }
             visits.append(
                 ReplicatedVisit(
                     visitID: visitID, change: change, kind: kind, payload: payload, metadata: metadata, checkIn: checkIn,
                     lastSeen: lastSeen, checkOut: checkOut, samples: samples, rssiMax: rssiMax, rssiSum: rssiSum,
-                    clockUncorrected: flags & 1 == 1))
+                    clockUncorrected: flags & 1 == 1, sharedIdentity: flags & 2 == 2))
         }
         try reader.finish("visit batch")
     }
@@ -120,6 +121,7 @@ extension ReplicatedVisit {
         self.init(
             visitID: visit.id ?? 0, change: change, kind: visit.kind, payload: visit.payload, metadata: visit.metadata,
             checkIn: visit.checkIn, lastSeen: visit.lastSeen, checkOut: visit.checkOut, samples: visit.samples,
-            rssiMax: visit.rssiMax, rssiSum: visit.rssiSum, clockUncorrected: visit.clockUncorrected)
+            rssiMax: visit.rssiMax, rssiSum: visit.rssiSum, clockUncorrected: visit.clockUncorrected,
+            sharedIdentity: visit.sharedIdentity)
     }
 }

@@ -79,15 +79,17 @@ public struct VenueVisit: Sendable, Equatable {
 /// Share exports for contact tracers: CSV (RFC 4180, UTF-8, CRLF, header row) and JSON.
 ///
 /// Columns, in this order: `visit_id,kind,payload,check_in,check_out,duration_seconds,samples,
-/// rssi_max,rssi_mean,clock_uncorrected`. `payload` is lowercase hex; times are UTC ISO-8601 in whole seconds
+/// rssi_max,rssi_mean,clock_uncorrected,shared_identifier`. `payload` is lowercase hex; times are UTC ISO-8601 in whole seconds
 /// (`2026-11-22T10:15:00Z`, rounded down); `check_out` is empty (JSON null) while the visit is
 /// open; `duration_seconds` is the shown check-out (or, while open, the last sighting) minus the
 /// shown check-in; `samples` counts RSSI measurements; `rssi_mean` has one decimal; `rssi_max`
 /// and `rssi_mean` are empty (JSON null) for a visit seen without any measurement (a controller
 /// that reports no RSSI, a phone that only wrote to the node); `clock_uncorrected` is 1 (JSON
 /// true) for a visit recorded before the system clock was synchronised whose times could not be
-/// corrected (they may be off by hours), else 0. JSON also counts those visits in
-/// `visits_clock_uncorrected`. Visits come oldest check-in first.
+/// corrected (they may be off by hours), else 0; `shared_identifier` is 1 (JSON true) for a
+/// visit whose identifier two or more devices carried at once (the visit may be several people:
+/// ``Visit/sharedIdentity``), else 0. JSON also counts those visits in
+/// `visits_clock_uncorrected` and `visits_shared_identifier`. Visits come oldest check-in first.
 ///
 /// A venue hub's export (``export(_:venueVisits:window:venue:generatedAt:nodeKey:to:)``) has
 /// one more CSV column, `rooms` (the room names joined by `;`), and in JSON each visit gains
@@ -102,7 +104,7 @@ public enum DiaryExport {
     }
 
     public static let csvHeader =
-        "visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected"
+        "visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected,shared_identifier"
 
     /// The header of a venue hub's CSV export.
     public static let venueCSVHeader = csvHeader + ",rooms"
@@ -112,6 +114,8 @@ public enum DiaryExport {
         public var visits: Int
         /// Visits whose times could not be corrected to a synchronised clock.
         public var clockUncorrected: Int
+        /// Visits whose identifier two or more devices carried at once.
+        public var sharedIdentifier: Int = 0
         /// The earliest end (check-out, or last sighting while open) of the exported visits: the
         /// first of them that retention deletes goes at this time plus `recording_days`, and a
         /// copy of the export held on the node (the outbox) must not outlive it. Nil: no visits.
@@ -167,7 +171,9 @@ public enum DiaryExport {
         }
         writer.finish()
         try sink(writer.buffer)
-        return Summary(visits: writer.count, clockUncorrected: writer.clockUncorrected, earliestEnd: writer.earliestEnd)
+        return Summary(
+            visits: writer.count, clockUncorrected: writer.clockUncorrected, sharedIdentifier: writer.sharedIdentifier,
+            earliestEnd: writer.earliestEnd)
     }
 
     /// Writes venue-wide visits (a venue hub's export), in the order given, to `sink` in chunks
@@ -189,7 +195,9 @@ public enum DiaryExport {
         }
         writer.finish()
         try sink(writer.buffer)
-        return Summary(visits: writer.count, clockUncorrected: writer.clockUncorrected, earliestEnd: writer.earliestEnd)
+        return Summary(
+            visits: writer.count, clockUncorrected: writer.clockUncorrected, sharedIdentifier: writer.sharedIdentifier,
+            earliestEnd: writer.earliestEnd)
     }
 }
 
@@ -201,6 +209,7 @@ struct ExportWriter {
     var buffer: [UInt8] = []
     private(set) var count = 0
     private(set) var clockUncorrected = 0
+    private(set) var sharedIdentifier = 0
     private(set) var earliestEnd: Double?
 
     /// JSON only: the fingerprint of the node key that signs the export.
@@ -267,7 +276,7 @@ struct ExportWriter {
             append(
                 id: Int(visit.id ?? 0), kind: visit.kind.rawValue, payload: payload, checkIn: visit.checkIn,
                 lastSeen: visit.lastSeen, checkOut: visit.checkOut, samples: visit.samples, rssiMax: visit.rssiMax,
-                rssiSum: visit.rssiSum, clockUncorrected: visit.clockUncorrected)
+                rssiSum: visit.rssiSum, clockUncorrected: visit.clockUncorrected, sharedIdentity: visit.sharedIdentity)
         }
     }
 
@@ -279,7 +288,8 @@ struct ExportWriter {
             append(
                 id: Int(visit.id ?? 0), kind: visit.kind.rawValue, payload: payload, checkIn: visit.checkIn,
                 lastSeen: visit.lastSeen, checkOut: visit.checkOut, samples: visit.samples, rssiMax: visit.rssiMax,
-                rssiSum: visit.rssiSum, clockUncorrected: visit.clockUncorrected, rooms: venueVisit.rooms,
+                rssiSum: visit.rssiSum, clockUncorrected: visit.clockUncorrected, sharedIdentity: visit.sharedIdentity,
+                rooms: venueVisit.rooms,
                 segments: venueVisit.segments)
         }
     }
@@ -288,7 +298,7 @@ struct ExportWriter {
     /// `segments` are written by a hub's writer only (``rooms``).
     mutating func append(
         id: Int, kind: String, payload: UnsafeRawBufferPointer, checkIn: Double, lastSeen: Double, checkOut: Double?,
-        samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool, rooms: [String] = [],
+        samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool, sharedIdentity: Bool, rooms: [String] = [],
         segments: [RoomSegment] = []
     ) {
         let shownCheckIn = UTCTime.wholeSeconds(checkIn)
@@ -328,6 +338,8 @@ struct ExportWriter {
                 }
                 out.byte(UInt8(ascii: ","))
                 out.byte(clockUncorrected ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+                out.byte(UInt8(ascii: ","))
+                out.byte(sharedIdentity ? UInt8(ascii: "1") : UInt8(ascii: "0"))
                 if venueWide {
                     out.byte(UInt8(ascii: ","))
                     out.csvField(rooms.joined(separator: ";"))
@@ -358,6 +370,7 @@ struct ExportWriter {
                     out.text(", \"rssi_max\": null, \"rssi_mean\": null")
                 }
                 out.text(clockUncorrected ? ", \"clock_uncorrected\": true" : ", \"clock_uncorrected\": false")
+                out.text(sharedIdentity ? ", \"shared_identifier\": true" : ", \"shared_identifier\": false")
                 if venueWide {
                     out.text(", \"rooms\": [")
                     for (index, room) in rooms.enumerated() {
@@ -391,6 +404,7 @@ struct ExportWriter {
         }
         count += 1
         if clockUncorrected { self.clockUncorrected += 1 }
+        if sharedIdentity { self.sharedIdentifier += 1 }
         let end = checkOut ?? lastSeen
         if end < earliestEnd ?? .infinity { earliestEnd = end }
     }
@@ -406,10 +420,12 @@ struct ExportWriter {
         let rssiMax = row.rssiMax
         let rssiSum = row.rssiSum
         let clockUncorrected = row.clockUncorrected
+        let sharedIdentity = row.sharedIdentity
         try row.withPayload { payload in
             append(
                 id: id, kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
-                samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected)
+                samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected,
+                sharedIdentity: sharedIdentity)
         }
     }
 
@@ -417,7 +433,8 @@ struct ExportWriter {
         if format == .json {
             buffer.append(contentsOf: (count == 0 ? "]," : "\n  ],").utf8)
             if nodeKey != nil { buffer.append(contentsOf: "\n  \"visit_count\": \(count),".utf8) }
-            buffer.append(contentsOf: "\n  \"visits_clock_uncorrected\": \(clockUncorrected)\n}\n".utf8)
+            buffer.append(contentsOf: "\n  \"visits_clock_uncorrected\": \(clockUncorrected),".utf8)
+            buffer.append(contentsOf: "\n  \"visits_shared_identifier\": \(sharedIdentifier)\n}\n".utf8)
         }
     }
 }

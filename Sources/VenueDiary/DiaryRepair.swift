@@ -103,7 +103,7 @@ public enum DiaryRepair {
         }
     }
 
-    static let visitColumns = "id, kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum, clock_boot, clock_offset, metadata"
+    static let visitColumns = "id, kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum, clock_boot, clock_offset, metadata, shared"
     static let progressColumns = "visit, last_seen, samples, rssi_max, rssi_sum"
 
     private static func placeholders(_ columns: String) -> String {

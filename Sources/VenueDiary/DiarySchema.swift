@@ -8,7 +8,7 @@ enum DiarySchema {
     /// `PRAGMA application_id` of every venue diary ("VBDY"): tells our files from other SQLite files.
     static let applicationID: Int32 = 0x5642_4459
     /// `PRAGMA user_version` after the last migration this build knows.
-    static let version = 4
+    static let version = 5
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -110,6 +110,15 @@ enum DiarySchema {
                 PRAGMA user_version = 4;
                 """)
         }
+        // - `visit.shared`: 1 when the visit's identity was carried by two or more devices at
+        //   once (``Visit/sharedIdentity``): the visit may be several people. Visits recorded
+        //   before have 0 (not looked for then).
+        migrator.registerMigration("v5 shared identity") { db in
+            try db.execute(sql: """
+                ALTER TABLE visit ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+                PRAGMA user_version = 5;
+                """)
+        }
         return migrator
     }
 }
@@ -127,11 +136,12 @@ struct VisitColumns {
         v.id AS id, v.kind AS kind, v.payload AS payload, v.check_in AS check_in,
         coalesce(p.last_seen, v.last_seen) AS last_seen, v.check_out AS check_out,
         coalesce(p.samples, v.samples) AS samples, coalesce(p.rssi_max, v.rssi_max) AS rssi_max,
-        coalesce(p.rssi_sum, v.rssi_sum) AS rssi_sum, v.clock_boot AS clock_boot, v.metadata AS metadata
+        coalesce(p.rssi_sum, v.rssi_sum) AS rssi_sum, v.clock_boot AS clock_boot, v.metadata AS metadata,
+        v.shared AS shared
         """
     static let from = "visit v LEFT JOIN progress p ON p.visit = v.id"
 
-    let id, kind, payload, checkIn, lastSeen, checkOut, samples, rssiMax, rssiSum, clockBoot, metadata: Int
+    let id, kind, payload, checkIn, lastSeen, checkOut, samples, rssiMax, rssiSum, clockBoot, metadata, shared: Int
     /// Selected only by the queries that need it (recovering open visits).
     let clockOffset: Int?
 
@@ -148,6 +158,7 @@ struct VisitColumns {
         rssiSum = try index("rssi_sum")
         clockBoot = try index("clock_boot")
         metadata = try index("metadata")
+        shared = try index("shared")
         clockOffset = statement.index(ofColumn: "clock_offset")
     }
 
@@ -184,6 +195,8 @@ struct VisitRow {
     /// Whether the visit still carries the unsynchronised clock it was recorded on; only
     /// whether it is set, no String (a million-visit export asks for every row).
     @inline(__always) var clockUncorrected: Bool { !row.hasNull(atIndex: columns.clockBoot) }
+    /// Whether two or more devices carried the visit's identity at once (``Visit/sharedIdentity``).
+    @inline(__always) var sharedIdentity: Bool { row[columns.shared] != 0 as Int }
     /// That clock's boot id.
     @inline(__always) var clockBoot: String? { row[columns.clockBoot] }
     /// That clock's `wall − CLOCK_BOOTTIME`; nil when the query did not select `clock_offset`.
@@ -205,7 +218,8 @@ struct VisitRow {
         let metadata = try row.withUnsafeData(atIndex: columns.metadata) { data in data.map { [UInt8]($0) } }
         return Visit(
             id: id, kind: kind, payload: payload, checkIn: checkIn, lastSeen: lastSeen, checkOut: checkOut,
-            samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected, metadata: metadata)
+            samples: samples, rssiMax: rssiMax, rssiSum: rssiSum, clockUncorrected: clockUncorrected, metadata: metadata,
+            sharedIdentity: sharedIdentity)
     }
 }
 

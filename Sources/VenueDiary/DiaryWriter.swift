@@ -19,14 +19,15 @@ struct VisitStatements {
     private let progress: Statement
     private let close: Statement
     private let dropProgress: Statement
+    private let markShared: Statement
     private let clock: DiaryClock
 
     init(_ db: Database, clock: DiaryClock) throws {
         self.db = db
         self.clock = clock
         insert = try db.cachedStatement(sql: """
-            INSERT INTO visit (kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum, clock_boot, clock_offset, metadata)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO visit (kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum, clock_boot, clock_offset, metadata, shared)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         // Through `visit_check_in`, which grows at its end (few visits share a check-in second).
         find = try db.cachedStatement(sql: """
@@ -48,10 +49,13 @@ struct VisitStatements {
         // import brings a fuller copy of a stored visit.
         close = try db.cachedStatement(sql: """
             UPDATE visit SET check_in = ?, last_seen = ?, check_out = ?, samples = ?, rssi_max = ?, rssi_sum = ?,
-                metadata = coalesce(metadata, ?)
+                metadata = coalesce(metadata, ?), shared = max(shared, ?)
             WHERE id = ? AND samples <= ? AND coalesce((SELECT samples FROM progress WHERE visit = ?), 0) <= ?
             """)
         dropProgress = try db.cachedStatement(sql: "DELETE FROM progress WHERE visit = ?")
+        // An open visit found shared: the mark is on the visit row (a progress row holds only
+        // what changes on every refresh). Once per visit: the tracker never unmarks one.
+        markShared = try db.cachedStatement(sql: "UPDATE visit SET shared = 1 WHERE id = ? AND shared = 0")
     }
 
     /// Inserts a visit, or merges it into the stored visit with the same identity (kind,
@@ -73,7 +77,7 @@ struct VisitStatements {
         }
         insert.setUncheckedArguments([
             visit.kind.rawValue, payload, visit.checkIn, visit.lastSeen, visit.checkOut,
-            visit.samples, visit.rssiMax, visit.rssiSum, boot, offset, visit.metadata.map { Data($0) },
+            visit.samples, visit.rssiMax, visit.rssiSum, boot, offset, visit.metadata.map { Data($0) }, visit.sharedIdentity,
         ])
         try insert.execute()
         return StoredVisit(id: db.lastInsertedRowID, checkIn: visit.checkIn)
@@ -88,6 +92,10 @@ struct VisitStatements {
             progress.setUncheckedArguments([visit.lastSeen, visit.samples, visit.rssiMax, visit.rssiSum, row.id, visit.samples])
             try progress.execute()
             applied = db.changesCount > 0
+            if applied, visit.sharedIdentity {
+                markShared.setUncheckedArguments([row.id])
+                try markShared.execute()
+            }
         } else {
             applied = try write(row, visit)
         }
@@ -100,7 +108,7 @@ struct VisitStatements {
     private func write(_ row: StoredVisit, _ visit: Visit) throws -> Bool {
         close.setUncheckedArguments([
             visit.checkIn, visit.lastSeen, visit.checkOut, visit.samples, visit.rssiMax, visit.rssiSum,
-            visit.metadata.map { Data($0) }, row.id, visit.samples, row.id, visit.samples,
+            visit.metadata.map { Data($0) }, visit.sharedIdentity, row.id, visit.samples, row.id, visit.samples,
         ])
         try close.execute()
         guard db.changesCount > 0 else { return false }

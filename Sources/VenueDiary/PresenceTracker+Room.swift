@@ -40,6 +40,7 @@ extension PresenceTracker {
         index.removeValue(forKey: Identity(kind: slots[i].kind, payload: payloads[i]))
         payloads[i] = []
         metadata[i] = nil
+        carrierHistory[UInt32(i)] = nil
         slots[i].phase = .free
         slots[i].generation &+= 1
         lookAt[i] = .infinity

@@ -16,7 +16,7 @@ extension PresenceTracker {
     func visit(of i: Int, _ s: Slot, checkOut: Double?) -> Visit {
         Visit(
             kind: s.kind, payload: payloads[i], checkIn: s.first, lastSeen: s.last, checkOut: checkOut,
-            samples: s.samples, rssiMax: s.rssiMax, rssiSum: s.rssiSum, metadata: metadata[i])
+            samples: s.samples, rssiMax: s.rssiMax, rssiSum: s.rssiSum, metadata: metadata[i], sharedIdentity: s.shared)
     }
 
     mutating func observe(_ i: Int, time: Double, rssi: Int?) {
@@ -25,6 +25,7 @@ extension PresenceTracker {
         case .pending, .checkedIn:
             if time - s.last > checkOut {
                 end(i, &s, idleSince: time)
+                forgetCarriers(i)
                 open(&s, time: time, rssi: rssi)
             } else if time >= s.last {
                 s.last = time
@@ -33,6 +34,7 @@ extension PresenceTracker {
                 counters.droppedSamples += 1
             }
         case .idle, .free:
+            forgetCarriers(i)
             open(&s, time: time, rssi: rssi)
             lookSooner(i, s)
         }
@@ -43,6 +45,8 @@ extension PresenceTracker {
     mutating func open(_ s: inout Slot, time: Double, rssi: Int?) {
         s.phase = .pending
         s.dirty = false
+        s.shared = false
+        s.carrier = 0
         s.first = time
         s.last = time
         s.seen = 0

@@ -55,6 +55,8 @@ public struct PresenceTracker: Sendable {
         /// Of `seenOnce`, those forgotten before `checkOut` because the filter was full (more
         /// new identities within the check-out limit than ``maximumFirstSightings``: a flood).
         public var forgottenEarly = 0
+        /// Visits marked as carried by two or more devices at once (``Visit/sharedIdentity``).
+        public var sharedIdentities = 0
     }
 
     enum Phase: UInt8 {
@@ -71,6 +73,11 @@ public struct PresenceTracker: Sendable {
         var phase = Phase.idle
         /// Changed since the last `.updated` report (checked-in visits only).
         var dirty = false
+        /// The open visit's identity was carried by two devices at once (``Visit/sharedIdentity``).
+        var shared = false
+        /// The device (a tag of its Bluetooth target) the open visit was last sighted from; 0
+        /// when not known. See ``record(_:time:rssi:carrier:)``.
+        var carrier: UInt32 = 0
         var first = 0.0
         var last = 0.0
         var samples = 0
@@ -144,6 +151,10 @@ public struct PresenceTracker: Sendable {
     var dirtySlots: [UInt32] = []
     /// First sightings of identities without a key (see ``sight(_:payload:metadata:time:rssi:)``).
     var firstSightings: FirstSightings
+    /// By slot, the devices an open visit was sighted from lately, for the slots whose sightings
+    /// switched device at least once (``CarrierHistory``): few, as one phone switches only when
+    /// its address rotates.
+    var carrierHistory: [UInt32: CarrierHistory] = [:]
     /// The latest time ``advance(to:)`` was given.
     var clock = -Double.infinity
 
@@ -218,8 +229,13 @@ public struct PresenceTracker: Sendable {
     /// Records one sighting of a registered identity; `rssi` nil is presence without a
     /// measurement. Returns false when the key has been released (register the payload again);
     /// weak sightings return true and are ignored.
+    ///
+    /// `carrier` tags the device the sighting came from (the node's Bluetooth target; 0 when not
+    /// known, as in a replayed file). An identity whose sightings go back and forth between
+    /// devices within ``sharedWindow`` marks its visit ``Visit/sharedIdentity`` (see
+    /// ``CarrierHistory``); one device whose address rotates moves on once and never back.
     @discardableResult
-    public mutating func record(_ key: VisitKey, time: Double, rssi: Int?) -> Bool {
+    public mutating func record(_ key: VisitKey, time: Double, rssi: Int?, carrier: UInt32 = 0) -> Bool {
         guard let i = liveSlot(key) else {
             counters.staleKeys += 1
             return false
@@ -232,7 +248,10 @@ public struct PresenceTracker: Sendable {
             counters.droppedSamples += 1
             return true
         }
+        let previous = slots[i].last
+        let continuing = (slots[i].phase == .pending || slots[i].phase == .checkedIn) && time - previous <= checkOut
         observe(i, time: time, rssi: rssi)
+        if carrier != 0 { noteCarrier(i, carrier, time: time, previousSighting: continuing ? previous : nil) }
         return true
     }
 

@@ -137,10 +137,10 @@ public struct VenueDiary {
         tracker.sight(kind, payload: payload, metadata: metadata, time: time, rssi: rssi)
     }
 
-    /// See ``PresenceTracker/record(_:time:rssi:)``.
+    /// See ``PresenceTracker/record(_:time:rssi:carrier:)``.
     @discardableResult
-    public mutating func record(_ key: VisitKey, time: Double, rssi: Int?) -> Bool {
-        tracker.record(key, time: time, rssi: rssi)
+    public mutating func record(_ key: VisitKey, time: Double, rssi: Int?, carrier: UInt32 = 0) -> Bool {
+        tracker.record(key, time: time, rssi: rssi, carrier: carrier)
     }
 
     /// See ``PresenceTracker/attribute(_:to:)``.

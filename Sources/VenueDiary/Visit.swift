@@ -30,13 +30,19 @@ public struct Visit: Sendable, Equatable {
     /// For kind `gaen`: the 4 bytes of Associated Encrypted Metadata heard with the identifier
     /// (nil when not heard, and in visits recorded before the diary kept it).
     public var metadata: [UInt8]?
+    /// Whether the identity was carried by two or more devices at once during the visit (its
+    /// sightings came from two Bluetooth targets in turn): the visit may be several people, not
+    /// one. Marked by the tracker (see ``PresenceTracker``), kept by the diary and shown by
+    /// exports as `shared_identifier`.
+    public var sharedIdentity: Bool
 
     public init(
         id: Int64? = nil, kind: PayloadKind, payload: [UInt8], checkIn: Double, lastSeen: Double,
         checkOut: Double? = nil, samples: Int, rssiMax: Int, rssiSum: Int, clockUncorrected: Bool = false,
-        metadata: [UInt8]? = nil
+        metadata: [UInt8]? = nil, sharedIdentity: Bool = false
     ) {
         self.clockUncorrected = clockUncorrected
+        self.sharedIdentity = sharedIdentity
         self.metadata = metadata
         self.id = id
         self.kind = kind

@@ -121,6 +121,11 @@ public struct DiaryKeeper {
     private var reportedDrops = 0
     private var nextAdmission: Double
     private var admissionSeen = Admission()
+    /// When placeholder identifiers were last logged (at most hourly), and the shared-identity
+    /// marks logged so far.
+    private var placeholdersLogged = -Double.infinity
+    private var placeholderSightingsSeen = 0
+    private var sharedIdentitiesSeen = 0
     /// The last minute's admission counts if it looked like a flood (``Admission/looksLikeAFlood``),
     /// else zeros: for the status line.
     public private(set) var admissionLastMinute = Admission()
@@ -215,6 +220,7 @@ public struct DiaryKeeper {
         if steady >= nextAdmission {
             nextAdmission = steady + Self.admissionInterval
             reportAdmission(into: &notices)
+            reportIdentityTrouble(steady: steady, into: &notices)
         }
         if heraldLogs != nil, steady >= nextLogFlush {
             nextLogFlush = steady + Self.logFlushInterval
@@ -333,6 +339,27 @@ public struct DiaryKeeper {
         }
         text += "; since start \(total.seenOnce) seen once, \(total.forgottenEarly) forgotten early, \(total.pendingEvicted) pending visits evicted"
         notices.append(.log(LogLine(.warning, text + " (an advert flood?)")))
+    }
+
+    /// Once a minute: placeholder identifiers heard (logged at most hourly) and visits newly
+    /// marked as carried by two devices at once.
+    private mutating func reportIdentityTrouble(steady: Double, into notices: inout [Notice]) {
+        let placeholders = pipeline.counters.placeholderSightings
+        if placeholders > placeholderSightingsSeen, steady - placeholdersLogged >= 3600 {
+            placeholdersLogged = steady
+            placeholderSightingsSeen = placeholders
+            notices.append(.log(LogLine(.notice,
+                "\(pipeline.placeholderDevicesPresent) devices nearby send a placeholder identifier (all one byte value, as Herald "
+                    + "phones send from 2026-03-18): counted as present, never recorded as visits (they would all merge into one); "
+                    + "\(placeholders) such sightings since start")))
+        }
+        let shared = pipeline.diary.tracker.counters.sharedIdentities
+        if shared > sharedIdentitiesSeen {
+            notices.append(.log(LogLine(.notice,
+                "\(shared - sharedIdentitiesSeen) visits marked shared_identifier: their identifier was heard from two or more "
+                    + "devices at once (\(shared) since start); exports mark them, as each may be several people")))
+            sharedIdentitiesSeen = shared
+        }
     }
 
     private static func line(_ correction: ClockCorrection) -> LogLine {

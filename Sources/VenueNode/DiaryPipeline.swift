@@ -15,6 +15,12 @@ import VenueDiary
 ///   its target gets a cached key only once admitted, so a flood of one-shot identifiers costs
 ///   two hashes an advert and no memory here; without a payload nothing happens (the node keeps
 ///   it and hands it over with the `.read`);
+/// - a payload whose identifier is a placeholder (``PlaceholderIdentifier``: Herald's all-zero
+///   contact identifier, which every Herald phone sends from 2026-03-18) names no one: it is not
+///   a visit (every such phone would merge into one), only counted, and the devices carrying
+///   one lately are counted as present (``placeholderDevicesPresent``);
+/// - every sighting carries its Bluetooth target as the device it came from, so the diary marks
+///   a visit whose identity two devices carry at once (``Visit/sharedIdentity``);
 /// - `.share` (payloads a phone wrote to us of phones *it* saw within the last minutes, maybe
 ///   elsewhere) and `.detect` are not visits: counted, not recorded;
 /// - an RSSI of nil (btvirt always; writes without RSSI) is presence all the same: the diary
@@ -31,6 +37,8 @@ public struct DiaryPipeline {
     public private(set) var diary: VenueDiary
     public private(set) var counters = Counters()
     private var keys: [TargetID: CachedKey] = [:]
+    /// Targets that carried a placeholder identifier, and when last (swept with the keys).
+    private var placeholderTargets: [TargetID: Double] = [:]
     private var nextPurge: Double?
     private var nextSweep = -Double.infinity
     /// The latest time retention counts ages from (see ``init(diary:purgingNoLaterThan:)``).
@@ -48,6 +56,8 @@ public struct DiaryPipeline {
         /// Purges run and visits they deleted.
         public var purges = 0
         public var purged = 0
+        /// Sightings (reads and measurements) of placeholder identifiers, not recorded.
+        public var placeholderSightings = 0
     }
 
     struct CachedKey {
@@ -68,6 +78,9 @@ public struct DiaryPipeline {
     /// minute stay (or none, when they are still more than half), a cache miss costing one
     /// payload hash.
     public static let maximumCachedKeys = 32_768
+    /// At most this many devices carrying a placeholder are remembered (for
+    /// ``placeholderDevicesPresent``): a venue's worth, not a flood's.
+    public static let maximumPlaceholderTargets = 4_096
 
     /// `purgingNoLaterThan` is the latest time retention may take for now. The node leaves it
     /// at infinity (its diary time is now). A replay passes the wall time it started at: it
@@ -81,8 +94,18 @@ public struct DiaryPipeline {
     /// Targets with a cached visit key.
     public var cachedKeys: Int { keys.count }
 
+    /// Devices that carried a placeholder identifier within the check-out limit of the last
+    /// sweep: present, though no visit can name them (at most ``maximumPlaceholderTargets``).
+    public var placeholderDevicesPresent: Int { placeholderTargets.count }
+
     public mutating func handle(_ event: SensorEvent, wallOffset: Double) {
         switch event {
+        case .read(let target, let payload, _, let time) where Self.isPlaceholder(payload):
+            notePlaceholder(target.id, time: time + wallOffset)
+
+        case .measure(let target, _, let payload?, _, let time) where Self.isPlaceholder(payload):
+            notePlaceholder(target.id, time: time + wallOffset)
+
         case .read(let target, let payload, let earlier, let time):
             let wall = time + wallOffset
             var key = self.key(for: target.id, payload: payload, now: wall)
@@ -105,6 +128,7 @@ public struct DiaryPipeline {
         case .delete(let target, _):
             // The node never reports a forgotten target's id again: its key can go at once.
             keys[target.id] = nil
+            placeholderTargets[target.id] = nil
 
         case .measure, .detect, .bluetoothState:
             break
@@ -127,6 +151,8 @@ public struct DiaryPipeline {
         if now >= nextSweep {
             nextSweep = now + 60
             dropKeys(unusedFor: Self.keyLifetime, now: now)
+            let checkOut = diary.tracker.checkOut
+            placeholderTargets = placeholderTargets.filter { now - $0.value <= checkOut }
         }
         if now >= (nextPurge ?? -.infinity) {
             nextPurge = now + Self.purgeInterval
@@ -144,6 +170,7 @@ public struct DiaryPipeline {
         let step = correction.step
         if step != 0 {
             for target in keys.keys { keys[target]?.lastUsed += step }
+            for target in placeholderTargets.keys { placeholderTargets[target]? += step }
             nextSweep += step
             nextPurge = nextPurge.map { $0 + step }
         }
@@ -176,7 +203,7 @@ public struct DiaryPipeline {
                 _ = key(for: target, payload: payload, now: time)  // keeps the metadata heard only now
             }
             keys.values[index].lastUsed = time
-            if diary.record(keys.values[index].key, time: time, rssi: rssi) { return }
+            if diary.record(keys.values[index].key, time: time, rssi: rssi, carrier: Self.carrier(target)) { return }
             counters.rekeyed += 1
             keys[target] = nil
         }
@@ -219,8 +246,27 @@ public struct DiaryPipeline {
 
     private mutating func record(_ target: TargetID, _ payload: SensorPayload, _ key: VisitKey, time: Double, rssi: Int?) {
         counters.sightings += 1
-        if !diary.record(key, time: time, rssi: rssi) {
-            diary.record(rekey(target, payload, now: time), time: time, rssi: rssi)
+        let carrier = Self.carrier(target)
+        if !diary.record(key, time: time, rssi: rssi, carrier: carrier) {
+            diary.record(rekey(target, payload, now: time), time: time, rssi: rssi, carrier: carrier)
         }
+    }
+
+    static func isPlaceholder(_ payload: SensorPayload) -> Bool {
+        PlaceholderIdentifier.isPlaceholder(kind: payload.kind, payload: payload.bytes)
+    }
+
+    private mutating func notePlaceholder(_ target: TargetID, time: Double) {
+        counters.placeholderSightings += 1
+        if placeholderTargets.count < Self.maximumPlaceholderTargets || placeholderTargets[target] != nil {
+            placeholderTargets[target] = time
+        }
+    }
+
+    /// The tracker's tag for the device a sighting came from: the target id mixed down to 32
+    /// bits (distinct targets share a tag with probability 2⁻³²), never 0 (0 is "not known").
+    static func carrier(_ target: TargetID) -> UInt32 {
+        let mixed = UInt32(truncatingIfNeeded: (target.rawValue &* 0x9E37_79B9_7F4A_7C15) >> 32)
+        return mixed == 0 ? 1 : mixed
     }
 }

@@ -279,10 +279,17 @@ extension ExportCommand {
 /// Says on standard error when some visits' times could not be corrected (the export marks them).
 private func warnAboutClock(_ summary: DiaryExport.Summary) {
     let n = summary.clockUncorrected
-    guard n > 0 else { return }
-    Console.error(
-        "warning: \(n) visit\(n == 1 ? " was" : "s were") recorded before the clock was synchronised and could not be "
-            + "corrected (clock_uncorrected = 1); \(n == 1 ? "its" : "their") times may be off by hours")
+    if n > 0 {
+        Console.error(
+            "warning: \(n) visit\(n == 1 ? " was" : "s were") recorded before the clock was synchronised and could not be "
+                + "corrected (clock_uncorrected = 1); \(n == 1 ? "its" : "their") times may be off by hours")
+    }
+    let shared = summary.sharedIdentifier
+    if shared > 0 {
+        Console.error(
+            "note: \(shared) visit\(shared == 1 ? "'s identifier was" : "s' identifiers were") carried by two or more phones at "
+                + "once (shared_identifier = 1): \(shared == 1 ? "it" : "each") may be several people")
+    }
 }
 
 extension DiaryExport.Format: ExpressibleByArgument {}

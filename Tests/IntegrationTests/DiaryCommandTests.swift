@@ -103,8 +103,8 @@ import VenueDiary
         let csv = try venue.run(["export", "--now", "2025-11-25T10:00:00Z"])
         #expect(csv.status == 0, "\(csv.output)")
         #expect(csv.stdout == """
-            visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected\r
-            1,herald,aa01,2025-11-22T10:00:00Z,2025-11-22T10:10:00Z,600,4,-58,-60.3,0\r
+            visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected,shared_identifier\r
+            1,herald,aa01,2025-11-22T10:00:00Z,2025-11-22T10:10:00Z,600,4,-58,-60.3,0,0\r
 
             """)
         let narrow = try venue.run(["export", "--now", "2025-11-25T10:00:00Z", "--days", "2"])

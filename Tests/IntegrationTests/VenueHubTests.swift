@@ -272,11 +272,11 @@ import VenueDiary
             let export = try ProcessRunner.venueBeacon(["export", "--config", venue.hubConfig, "--days", "all", "--now", "2026-11-30T00:00:00Z"])
             #expect(export.status == 0, "\(export.output)")
             let lines = export.stdout.split(whereSeparator: \.isNewline).map(String.init)
-            #expect(lines.first?.hasSuffix(",clock_uncorrected,rooms") == true, "\(export.stdout)")
+            #expect(lines.first?.hasSuffix(",clock_uncorrected,shared_identifier,rooms") == true, "\(export.stdout)")
             #expect(lines.count == 3, "\(export.stdout)")
             let merged = try #require(lines.first { $0.contains("70686f6e652d31") })
             // 40 minutes in two rooms, 40 samples, mean (-600 - 1500) / 40.
-            #expect(merged.hasSuffix(",2400,40,-40,-52.5,0,hall;room-2"), "\(merged)")
+            #expect(merged.hasSuffix(",2400,40,-40,-52.5,0,0,hall;room-2"), "\(merged)")
             #expect(lines.contains { $0.contains("70686f6e652d32") && $0.hasSuffix(",room-2") })
 
             // Delivered as a node delivers: the CSV with its signature to the USB stick.

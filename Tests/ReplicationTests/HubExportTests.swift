@@ -39,8 +39,8 @@ import VenueDiary
         let store = try Self.store(in: directory)
         let (csv, summary) = try Self.export(.csv, store)
         #expect(csv == DiaryExport.csvHeader + ",rooms\r\n"
-            + "1,herald,aa,2026-11-20T23:55:00Z,2026-11-21T00:15:00Z,1200,4,-50,-62.8,0,hall;room-2\r\n"
-            + "2,herald,bb,2026-11-20T23:56:00Z,2026-11-21T00:00:00Z,240,0,,,0,hall\r\n")
+            + "1,herald,aa,2026-11-20T23:55:00Z,2026-11-21T00:15:00Z,1200,4,-50,-62.8,0,0,hall;room-2\r\n"
+            + "2,herald,bb,2026-11-20T23:56:00Z,2026-11-21T00:00:00Z,240,0,,,0,0,hall\r\n")
         #expect(summary.visits == 2)
         #expect(summary.earliestEnd == Self.t0 + 300)
     }
@@ -49,7 +49,7 @@ import VenueDiary
         let directory = try HubTestDirectory()
         let store = try Self.store(in: directory)
         let (json, _) = try Self.export(.json, store)
-        #expect(json.contains(#""clock_uncorrected": false, "rooms": ["hall", "room-2"], "segments": [{"room": "hall", "check_in": "2026-11-20T23:55:00Z", "check_out": "2026-11-21T00:05:00Z", "samples": 2, "rssi_max": -50, "rssi_mean": -55.0}, {"room": "room-2", "check_in": "2026-11-21T00:08:20Z", "check_out": "2026-11-21T00:15:00Z", "samples": 2, "rssi_max": -70, "rssi_mean": -70.5}]}"#))
+        #expect(json.contains(#""clock_uncorrected": false, "shared_identifier": false, "rooms": ["hall", "room-2"], "segments": [{"room": "hall", "check_in": "2026-11-20T23:55:00Z", "check_out": "2026-11-21T00:05:00Z", "samples": 2, "rssi_max": -50, "rssi_mean": -55.0}, {"room": "room-2", "check_in": "2026-11-21T00:08:20Z", "check_out": "2026-11-21T00:15:00Z", "samples": 2, "rssi_max": -70, "rssi_mean": -70.5}]}"#))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let visits = try #require(object["visits"] as? [[String: Any]])
         #expect(visits.count == 2)
@@ -70,7 +70,7 @@ import VenueDiary
         #expect(try store.segments(in: window).isEmpty)
         let (csv, summary) = try Self.export(.csv, store, window: window)
         #expect(summary.visits == 1)
-        #expect(csv.hasSuffix("\r\n1,herald,aa,2026-11-20T23:55:00Z,2026-11-21T00:15:00Z,1200,4,-50,-62.8,0,hall;room-2\r\n"))
+        #expect(csv.hasSuffix("\r\n1,herald,aa,2026-11-20T23:55:00Z,2026-11-21T00:15:00Z,1200,4,-50,-62.8,0,0,hall;room-2\r\n"))
         // A window on the hall part alone still gets the room-2 part.
         let visits = try HubExport.venueVisits(from: store, window: VisitWindow(from: nil, to: Self.t0 + 30), checkOutSeconds: 300)
         #expect(visits.map(\.rooms) == [["hall", "room-2"]])

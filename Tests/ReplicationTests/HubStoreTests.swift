@@ -23,12 +23,12 @@ final class HubTestDirectory {
 func replicated(
     _ visitID: Int64, change: Int64, payload: [UInt8] = [0xAB, 0x01], kind: PayloadKind = .herald, checkIn: Double = 1_000,
     lastSeen: Double? = nil, checkOut: Double? = nil, samples: Int = 3, rssiMax: Int = -50, rssiSum: Int = -180,
-    clockUncorrected: Bool = false
+    clockUncorrected: Bool = false, sharedIdentity: Bool = false
 ) -> ReplicatedVisit {
     ReplicatedVisit(
         visitID: visitID, change: change, kind: kind, payload: payload, checkIn: checkIn,
         lastSeen: lastSeen ?? checkOut ?? checkIn + 60, checkOut: checkOut, samples: samples, rssiMax: rssiMax,
-        rssiSum: rssiSum, clockUncorrected: clockUncorrected)
+        rssiSum: rssiSum, clockUncorrected: clockUncorrected, sharedIdentity: sharedIdentity)
 }
 
 @Suite struct HubStoreTests {
@@ -52,6 +52,19 @@ func replicated(
         // The same visit id from another node is another visit.
         try store.commit(node: "room-2", diary: "d9", prev: 0, visits: [state], now: 2_000)
         #expect(try store.segments().count == 2)
+    }
+
+    /// A node's mark that two devices carried the identity at once is kept, and a later
+    /// state of the visit carries it on.
+    @Test func theSharedIdentityMarkIsKept() throws {
+        let directory = try HubTestDirectory()
+        let store = try HubStore(path: directory.path("hub.sqlite"))
+        try store.commit(node: "hall", diary: "d1", prev: 0, visits: [replicated(7, change: 1, checkIn: 1_000)], now: 2_000)
+        #expect(try store.segments().map(\.visit.sharedIdentity) == [false])
+        try store.commit(
+            node: "hall", diary: "d1", prev: 1, visits: [replicated(7, change: 2, checkIn: 1_000, checkOut: 1_400, sharedIdentity: true)],
+            now: 2_000)
+        #expect(try store.segments().map(\.visit.sharedIdentity) == [true])
     }
 
     /// A node keeping visits longer than the hub resends them after the hub's purge: they are

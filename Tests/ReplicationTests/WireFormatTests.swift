@@ -7,7 +7,7 @@ import Testing
             visitID: id, change: change, kind: id % 2 == 0 ? .gaen : .herald, payload: Array(repeating: UInt8(id), count: Int(id % 130)),
             metadata: id % 2 == 0 ? [1, 2, 3, 4] : nil, checkIn: 1_795_197_600.5, lastSeen: 1_795_197_900,
             checkOut: open ? nil : 1_795_197_900, samples: Int(id) * 3, rssiMax: -41, rssiSum: -2_000_000_000_123,
-            clockUncorrected: id % 3 == 0)
+            clockUncorrected: id % 3 == 0, sharedIdentity: id % 2 == 1)
     }
 
     /// What a refusal says (nil: no refusal). Not `#expect(throws:)`'s value: Swift 6.0's
@@ -25,6 +25,8 @@ import Testing
         let batch = VisitBatch(diary: "0123456789abcdef0123456789abcdef", prev: 41, visits: [Self.visit(1, change: 42), Self.visit(2, change: 44, open: true), Self.visit(3, change: 90)])
         let bytes = batch.encoded()
         #expect(try VisitBatch(decoding: bytes) == batch)
+        #expect(try VisitBatch(decoding: bytes).visits.map(\.sharedIdentity) == [true, false, true])
+        #expect(try VisitBatch(decoding: bytes).visits.map(\.clockUncorrected) == [false, false, true])
         #expect(batch.last == 90)
         #expect(VisitBatch(diary: "d", prev: 7, visits: []).last == 7)
     }

@@ -8,10 +8,11 @@ import Testing
         Visit(
             id: 1, kind: .herald, payload: [0x00, 0xAB, 0x10, 0xFF], checkIn: 1_795_218_930.75, lastSeen: 1_795_219_805,
             checkOut: 1_795_219_805, samples: 3, rssiMax: -52, rssiSum: -185),
-        // Still open: empty check-out, duration to the last sighting; mean exactly -70.5.
+        // Still open: empty check-out, duration to the last sighting; mean exactly -70.5; its
+        // identifier carried by two devices at once.
         Visit(
             id: 2, kind: .gaen, payload: Array(1...16), checkIn: 1_795_342_500, lastSeen: 1_795_342_740.9, checkOut: nil,
-            samples: 2, rssiMax: -70, rssiSum: -141),
+            samples: 2, rssiMax: -70, rssiSum: -141, sharedIdentity: true),
         // A leap day; a mean between -1 and 0 keeps its sign; recorded before clock sync, uncorrected.
         Visit(
             id: 3, kind: .advert, payload: [0xDE, 0xAD], checkIn: 951_825_600, lastSeen: 951_825_721, checkOut: 951_825_721,
@@ -24,10 +25,10 @@ import Testing
 
     @Test func csvGolden() {
         let expected =
-            "visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected\r\n"
-            + "1,herald,00ab10ff,2026-11-20T23:55:30Z,2026-11-21T00:10:05Z,875,3,-52,-61.7,0\r\n"
-            + "2,gaen,0102030405060708090a0b0c0d0e0f10,2026-11-22T10:15:00Z,,240,2,-70,-70.5,0\r\n"
-            + "3,advert,dead,2000-02-29T12:00:00Z,2000-02-29T12:02:01Z,121,3,0,-0.3,1\r\n"
+            "visit_id,kind,payload,check_in,check_out,duration_seconds,samples,rssi_max,rssi_mean,clock_uncorrected,shared_identifier\r\n"
+            + "1,herald,00ab10ff,2026-11-20T23:55:30Z,2026-11-21T00:10:05Z,875,3,-52,-61.7,0,0\r\n"
+            + "2,gaen,0102030405060708090a0b0c0d0e0f10,2026-11-22T10:15:00Z,,240,2,-70,-70.5,0,1\r\n"
+            + "3,advert,dead,2000-02-29T12:00:00Z,2000-02-29T12:02:01Z,121,3,0,-0.3,1,0\r\n"
         #expect(String(decoding: DiaryExport.csv(Self.visits), as: UTF8.self) == expected)
         #expect(DiaryExport.csv([]) == Array((DiaryExport.csvHeader + "\r\n").utf8))
     }
@@ -41,11 +42,12 @@ import Testing
               "window": {"from": "2026-11-08T00:00:00Z", "to": "2026-11-22T00:00:00Z"},
               "generated_at": "2026-11-22T10:20:00Z",
               "visits": [
-                {"visit_id": 1, "kind": "herald", "payload": "00ab10ff", "check_in": "2026-11-20T23:55:30Z", "check_out": "2026-11-21T00:10:05Z", "duration_seconds": 875, "samples": 3, "rssi_max": -52, "rssi_mean": -61.7, "clock_uncorrected": false},
-                {"visit_id": 2, "kind": "gaen", "payload": "0102030405060708090a0b0c0d0e0f10", "check_in": "2026-11-22T10:15:00Z", "check_out": null, "duration_seconds": 240, "samples": 2, "rssi_max": -70, "rssi_mean": -70.5, "clock_uncorrected": false},
-                {"visit_id": 3, "kind": "advert", "payload": "dead", "check_in": "2000-02-29T12:00:00Z", "check_out": "2000-02-29T12:02:01Z", "duration_seconds": 121, "samples": 3, "rssi_max": 0, "rssi_mean": -0.3, "clock_uncorrected": true}
+                {"visit_id": 1, "kind": "herald", "payload": "00ab10ff", "check_in": "2026-11-20T23:55:30Z", "check_out": "2026-11-21T00:10:05Z", "duration_seconds": 875, "samples": 3, "rssi_max": -52, "rssi_mean": -61.7, "clock_uncorrected": false, "shared_identifier": false},
+                {"visit_id": 2, "kind": "gaen", "payload": "0102030405060708090a0b0c0d0e0f10", "check_in": "2026-11-22T10:15:00Z", "check_out": null, "duration_seconds": 240, "samples": 2, "rssi_max": -70, "rssi_mean": -70.5, "clock_uncorrected": false, "shared_identifier": true},
+                {"visit_id": 3, "kind": "advert", "payload": "dead", "check_in": "2000-02-29T12:00:00Z", "check_out": "2000-02-29T12:02:01Z", "duration_seconds": 121, "samples": 3, "rssi_max": 0, "rssi_mean": -0.3, "clock_uncorrected": true, "shared_identifier": false}
               ],
-              "visits_clock_uncorrected": 1
+              "visits_clock_uncorrected": 1,
+              "visits_shared_identifier": 1
             }
 
             """#
@@ -58,15 +60,16 @@ import Testing
         #expect(venue["location"] as? String == "1 High St\nLondon")
         #expect((object["visits"] as? [Any])?.count == 3)
         #expect(object["visits_clock_uncorrected"] as? Int == 1)
+        #expect(object["visits_shared_identifier"] as? Int == 1)
     }
 
     @Test func visitsWithoutRSSIMeasurementsHaveNoRSSIStatistics() throws {
         // Seen only without RSSI (the btvirt emulator, a phone that only wrote to the node).
         let unmeasured = [Visit(id: 4, kind: .herald, payload: [1], checkIn: 1_795_342_500, lastSeen: 1_795_342_800, checkOut: 1_795_342_800, samples: 0, rssiMax: 0, rssiSum: 0)]
         #expect(String(decoding: DiaryExport.csv(unmeasured), as: UTF8.self).hasSuffix(
-            "\r\n4,herald,01,2026-11-22T10:15:00Z,2026-11-22T10:20:00Z,300,0,,,0\r\n"))
+            "\r\n4,herald,01,2026-11-22T10:15:00Z,2026-11-22T10:20:00Z,300,0,,,0,0\r\n"))
         let json = DiaryExport.json(unmeasured, venue: Self.venue, window: .all, generatedAt: 0)
-        #expect(String(decoding: json, as: UTF8.self).contains("\"samples\": 0, \"rssi_max\": null, \"rssi_mean\": null, \"clock_uncorrected\": false}"))
+        #expect(String(decoding: json, as: UTF8.self).contains("\"samples\": 0, \"rssi_max\": null, \"rssi_mean\": null, \"clock_uncorrected\": false, \"shared_identifier\": false}"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any])
         let visit = try #require((object["visits"] as? [[String: Any]])?.first)
         #expect(visit["rssi_max"] is NSNull)
@@ -75,7 +78,7 @@ import Testing
     @Test func jsonOfNothingForEveryVisit() throws {
         let json = DiaryExport.json([], venue: Self.venue, window: .all, generatedAt: 0)
         let text = String(decoding: json, as: UTF8.self)
-        #expect(text.hasSuffix("  \"window\": {\"from\": null, \"to\": null},\n  \"generated_at\": \"1970-01-01T00:00:00Z\",\n  \"visits\": [],\n  \"visits_clock_uncorrected\": 0\n}\n"))
+        #expect(text.hasSuffix("  \"window\": {\"from\": null, \"to\": null},\n  \"generated_at\": \"1970-01-01T00:00:00Z\",\n  \"visits\": [],\n  \"visits_clock_uncorrected\": 0,\n  \"visits_shared_identifier\": 0\n}\n"))
         #expect(try JSONSerialization.jsonObject(with: Data(json)) is [String: Any])
     }
 

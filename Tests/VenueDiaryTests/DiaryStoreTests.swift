@@ -237,4 +237,25 @@ import Testing
         #expect(try store.visits().map(\.metadata) == [nil])
         #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == DiarySchema.version)
     }
+
+    /// Visits recorded before the shared-identity mark existed read as unmarked; new ones keep it.
+    @Test func aVersion4DiaryGainsTheSharedMark() throws {
+        let path = dir.path("v4.sqlite")
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try DiarySchema.migrator.migrate(queue, upTo: "v4 replication")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO visit (kind, payload, check_in, last_seen, check_out, samples, rssi_max, rssi_sum)
+                    VALUES ('herald', x'0203', 100, 400, 400, 3, -50, -160)
+                    """)
+            }
+            try queue.close()
+        }
+        let store = try DiaryStore(path: path)
+        #expect(try store.visits().map(\.sharedIdentity) == [false])
+        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == 5)
+        try store.save([Visit(kind: .herald, payload: [9], checkIn: 500, lastSeen: 900, checkOut: 900, samples: 2, rssiMax: -40, rssiSum: -80, sharedIdentity: true)])
+        #expect(try store.visits().map(\.sharedIdentity) == [false, true])
+    }
 }

@@ -106,7 +106,8 @@ import VenueDiary
     @Test func aLongReplayCommitsInBatchesAndReportsEach() throws {
         let store = try DiaryStore(path: dir.path("diary.sqlite"))
         var sightings: [Sighting] = []
-        for phone in 0..<50 {
+        // Ids from 1: id 0 makes an all-zero payload, a placeholder that is never a visit.
+        for phone in 1...50 {
             let arrive = Double(phone * 200)
             for t in stride(from: arrive, through: arrive + 600, by: 20) {
                 sightings.append(Sighting(time: t0 + t, kind: .herald, payload: Replayed.heraldPayload(UInt32(phone)), rssi: -60))

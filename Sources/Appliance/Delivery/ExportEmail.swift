@@ -127,8 +127,10 @@ public struct ExportEmail: Sendable, Equatable {
             The \(document.sealed ? "decrypted file" : "attachment \(document.fileName)") has one row per visit: a phone (identified by its
             Herald payload) present at the venue for longer than the check-in time. Times are UTC.
             Columns: visit_id, kind, payload, check_in, check_out, duration_seconds, samples,
-            rssi_max, rssi_mean, clock_uncorrected. An empty check_out means the visit was still
-            open; clock_uncorrected is 1 for a visit whose times could not be corrected.
+            rssi_max, rssi_mean, clock_uncorrected, shared_identifier. An empty check_out means the
+            visit was still open; clock_uncorrected is 1 for a visit whose times could not be
+            corrected; shared_identifier is 1 for a visit whose identifier two or more phones
+            carried at once (it may be several people).
 
             """
         return text
