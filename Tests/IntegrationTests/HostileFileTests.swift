@@ -38,26 +38,39 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: venue.dir.url.path).allSatisfy { !$0.contains(".tmp-") && !$0.hasSuffix(".partial") })
     }
 
-    @Test func exportIntoAFIFOFeedsTheReaderAndLeavesAFIFO() async throws {
+    @Test func exportIntoAFIFOFeedsTheReaderAndLeavesAFIFO() throws {
         let venue = try Self.replayed()
         defer { venue.dir.remove() }
         let fifo = venue.dir.path("pipe")
         try #require(mkfifo(fifo, 0o600) == 0)
-        let reader = Task.detached { () -> Data? in
+        // The reader blocks in open(2) until the export opens the FIFO: a thread of its own, not
+        // a task (the test's blocking run would hold a cooperative thread the task may need, and
+        // on a busy 2-core machine the export then waits for a reader that never opens).
+        final class Received: @unchecked Sendable {
+            var data: Data?
+            let done = DispatchSemaphore(value: 0)
+        }
+        let inbox = Received()
+        let reader = Thread {
+            defer { inbox.done.signal() }
             let fd = open(fifo, O_RDONLY)
-            guard fd >= 0 else { return nil }
+            guard fd >= 0 else { return }
             defer { close(fd) }
             var data = Data()
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
                 let n = Glibc.read(fd, &buffer, buffer.count)
-                if n <= 0 { return data }
+                if n <= 0 { break }
                 data.append(contentsOf: buffer[..<n])
             }
+            inbox.data = data
         }
+        reader.start()
         let r = try venue.run(["export", "--days", "all", "--output", fifo])
         #expect(r.status == 0, "\(r.output)")
-        let received = await reader.value
+        if r.status != 0 { close(open(fifo, O_WRONLY | O_NONBLOCK)) }  // a reader still waiting in open(2) (none opened it)
+        inbox.done.wait()
+        let received = inbox.data
         let plain = try venue.run(["export", "--days", "all"])
         #expect(received.map { String(decoding: $0, as: UTF8.self) } == plain.stdout)
         #expect(Self.mode(fifo) & S_IFMT == S_IFIFO)
