@@ -23,10 +23,11 @@ struct DiaryCommand: ParsableCommand {
                 after now is refused, naming its line; a gaen payload is 16 or 20 bytes. At the end of the \
                 file every visit is closed at its last sighting. The whole file is checked first: \
                 a malformed row is reported with its line number and nothing is written (exit 65). \
-                A replay that fails while writing (killed, a full disk, a file that changed since \
-                the check) keeps what it wrote; the visits it left open are closed at their last \
+                A replay that fails while writing (killed, a full disk: exit 74, a file that changed \
+                since the check: exit 74, its size before and after said) keeps what it wrote and reads no \
+                more of the file; the visits it left open are closed at their last \
                 sighting by the next replay or purge (and shown closed by exports), and replaying \
-                the file again completes it: replaying the same file again does not duplicate visits. The file is read twice and \
+                the file again completes it: replaying the same file again does not duplicate visits. The file is read twice (it must not change in between) and \
                 never held in memory; a diary that fails SQLite's quick_check is refused.
                 """)
 
@@ -48,7 +49,15 @@ struct DiaryCommand: ParsableCommand {
                 let store = try DiaryStore(path: settings.diary.path)
                 // What an earlier replay left open when it was interrupted, closed first.
                 let abandoned = try store.closeAbandonedVisits(now: now.time, abandonedAfter: settings.diarySettings.abandonedAfter)
-                let summary = try SightingsReplay.replay(scan, into: store, settings: settings.diarySettings, now: now.time)
+                let summary: ReplaySummary
+                do {
+                    summary = try SightingsReplay.replay(scan, into: store, settings: settings.diarySettings, now: now.time)
+                } catch let error as SightingsFileError {
+                    // Changed or unreadable since the check: what was written is kept (see the help).
+                    throw CLIFailure(
+                        message: error.description + "; the visits written so far are kept, closed at their last sighting by the next replay or purge",
+                        status: ExitStatus.ioError)
+                }
                 var lines = [
                     "replayed \(summary.sightings) sightings from \(file) into \(settings.diary.path)",
                     "visits: \(summary.visits) checked in, \(summary.walkPasts) walk-pasts not recorded",
