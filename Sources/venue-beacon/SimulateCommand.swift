@@ -27,7 +27,17 @@ struct SimulateCommand: AsyncParsableCommand {
             LEDs and delivery are not used: the simulation never touches the venue's own diary.
             """)
 
-    @Option(name: .long, help: "People who come in.") var visitors: Int = 100
+    /// The most visitors: what a run needs grows a little faster than their number (about
+    /// n^1.3: more phones present at once), and 5,000 in one hour take about 2 minutes of CPU in
+    /// a release build on a 2-core VM (BENCHMARKS.md); 100,000 would take over an hour.
+    static let maximumVisitors = 5_000
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "People who come in, 1 to \(maximumVisitors).",
+            discussion: "At the most, a run takes minutes: 5000 visitors in one hour about 2 minutes of CPU (release build, 2-core VM)."))
+    var visitors: Int = 100
     @Option(name: .long, help: "Opening hours of the venue.") var hours: Double = 3
     @Option(name: .long, help: "Fixes the venue and the radio noise.") var seed: UInt64 = 1
     @Option(name: .long, help: ArgumentHelp("Virtual seconds per wall second, or max.", valueName: "x|max")) var speed: String = "max"
@@ -51,7 +61,9 @@ struct SimulateCommand: AsyncParsableCommand {
     var config: String?
 
     func validate() throws {
-        guard (1...100_000).contains(visitors) else { throw ValidationError("--visitors \(visitors): expected 1 to 100000") }
+        guard (1...Self.maximumVisitors).contains(visitors) else {
+            throw ValidationError("--visitors \(visitors): expected 1 to \(Self.maximumVisitors)")
+        }
         guard hours > 0, hours <= 24 else { throw ValidationError("--hours \(hours): expected more than 0 and at most 24") }
         guard Pacing(speed) != nil else {
             throw ValidationError("--speed \(speed): expected max or a number from \(Pacing.speeds.lowerBound) to \(Int(Pacing.speeds.upperBound)) (virtual seconds per wall second)")
@@ -94,7 +106,7 @@ struct SimulateCommand: AsyncParsableCommand {
         var run = try VenueRun(truth: truth, setup: setup, store: store, heraldLogs: logs)
         let end = truth.lastDeparture + venue.checkOutSeconds + 5
         let pacer = Pacer(pacing: Pacing(speed) ?? .unpaced, startVirtual: 0, startWall: .now)
-        var status = StatusLine(interactive: isatty(STDERR_FILENO) == 1)
+        var status = StatusLine(interactive: isatty(STDERR_FILENO) == 1, truth: truth, end: end)
         var logFailure: String?
         while run.now < end {
             run.run(until: min(end, run.now + 1))
@@ -104,7 +116,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 if status.interactive { Console.status("\n") }
                 Console.error(HeraldLogWriter.Notice.failing(droppedRows: logs.droppedRows - logs.droppedOverBudget, reason: failure).description)
             }
-            status.show(run, end: end)
+            status.show(run)
             let wait = pacer.delay(untilVirtual: run.now, wallNow: .now)
             if wait > .zero { try await Task.sleep(for: wait) }
         }
@@ -166,25 +178,40 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 }
 
-/// The live one-line status on standard error: venue time, present, checked in, open visits,
-/// what the radio is doing, and the appliance's LEDs (status LED from the same rule as the
-/// service's; the activity LED flashes for check-ins since the last line). On a terminal it
-/// redraws one line; otherwise it prints a line every half hour of venue time.
+/// The live one-line status on standard error: venue time and how far the run is, visitors
+/// arrived so far, present, checked in, open visits, what the radio is doing, and the
+/// appliance's LEDs (status LED from the same rule as the service's; the activity LED flashes for
+/// check-ins since the last line). On a terminal it redraws one line; otherwise it prints a line
+/// every half hour of venue time, and at least every 10 wall seconds, so a long run shows its
+/// progress. Never on standard output (`--json`'s report is there).
 struct StatusLine {
     let interactive: Bool
+    /// Off a terminal, the longest wall time without a line.
+    static let quietLimit = Duration.seconds(10)
     private var lastShown = ContinuousClock.now - .seconds(1)
+    private var lastLine = ContinuousClock.now
     private var lastLoggedVenueTime = -Double.infinity
     private var checkInsShown = 0
+    /// Visitors' arrival times (virtual seconds), in order, and how many have passed.
+    private let arrivals: [Double]
+    private var arrived = 0
+    /// Where the run ends, virtual seconds.
+    private let end: Double
 
-    init(interactive: Bool) { self.interactive = interactive }
+    init(interactive: Bool, truth: GroundTruth, end: Double) {
+        self.interactive = interactive
+        self.end = end
+        arrivals = truth.people.filter { $0.role == .visitor }.compactMap { $0.presence.first?.start }.sorted()
+    }
 
-    mutating func show(_ run: VenueRun, end: Double) {
+    mutating func show(_ run: VenueRun) {
         if interactive {
             guard ContinuousClock.now - lastShown >= .milliseconds(200) else { return }
             lastShown = .now
             Console.status("\r" + text(run) + "   ")
-        } else if run.now - lastLoggedVenueTime >= 1800 {
+        } else if run.now - lastLoggedVenueTime >= 1800 || ContinuousClock.now - lastLine >= Self.quietLimit {
             lastLoggedVenueTime = run.now
+            lastLine = .now
             Console.status(text(run) + "\n")
         }
     }
@@ -200,7 +227,9 @@ struct StatusLine {
         let status = ApplianceEdge.status(radio: run.driver.condition, clockSynchronised: true, open: true)
         let activity = c.checkIns > checkInsShown ? "flashing" : "off"
         checkInsShown = c.checkIns
-        return "venue \(clock)  present \(run.pipeline.diary.tracker.openVisitCount)  checked in today \(c.checkIns)  "
+        while arrived < arrivals.count, arrivals[arrived] <= run.now { arrived += 1 }
+        let done = end > 0 ? min(100, Int(run.now / end * 100)) : 100
+        return "venue \(clock) (\(done) %)  visitors arrived \(arrived) of \(arrivals.count)  present \(run.pipeline.diary.tracker.openVisitCount)  checked in today \(c.checkIns)  "
             + "open visits \(c.checkIns + c.reopened - c.checkOuts)  radio \(run.driver.condition)  links \(run.core.engine.linkCount)  "
             + "LEDs: status \(Self.describe(status.pattern)), activity \(activity)"
     }

@@ -22,6 +22,11 @@ import Testing
         #expect(try #require(report["eligible_visits"] as? Int) >= 10)
         #expect(r.stdout.contains("recall"))
         #expect(r.stderr.contains("checked in today"))
+        // Progress (venue time, share done, visitors so far) is on standard error only: with --json
+        // standard output is the report, its JSON last.
+        #expect(r.stderr.contains("visitors arrived 20 of 20"), "\(r.stderr)")
+        #expect(r.stderr.contains("(100 %)"), "\(r.stderr)")
+        #expect(!r.stdout.contains("visitors arrived") && !r.stdout.contains("checked in today"))
         for file in ["simulated-diary.sqlite", "simulated-export.csv", "efficacy.json"] {
             #expect(FileManager.default.fileExists(atPath: dir.path("out/" + file)), "\(file)")
         }
@@ -68,5 +73,23 @@ import Testing
         let r = try ProcessRunner.venueBeacon(["simulate", "--speed", "fast"])
         #expect(r.status != 0)
         #expect(r.stderr.contains("--speed fast"))
+    }
+
+    /// --visitors and --hours outside their ranges are refused before anything runs (exit 64),
+    /// the option and its range named: 100000 visitors, the old maximum, ran past 15 minutes.
+    @Test(arguments: [
+        (["--visitors", "100000"], "--visitors 100000: expected 1 to 5000"),
+        (["--visitors", "5001"], "--visitors 5001: expected 1 to 5000"),
+        (["--visitors", "0"], "--visitors 0: expected 1 to 5000"),
+        (["--hours", "0"], "--hours 0.0: expected more than 0 and at most 24"),
+        (["--hours", "25"], "--hours 25.0: expected more than 0 and at most 24"),
+    ])
+    func outOfRangeSizesAreRefused(options: [String], message: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let r = try ProcessRunner.venueBeacon(["simulate", "--data-dir", dir.path("out")] + options)
+        #expect(r.status == 64, "\(r.output)")
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("out")))
     }
 }
