@@ -1,4 +1,5 @@
 import Foundation
+import Herald
 import Testing
 import VenueDiary
 import VenueNode
@@ -54,6 +55,9 @@ import VenueNode
         #expect(d1.purgedVisits == 0)
         #expect(d1.diaryVisits > 0 && d2.diaryVisits > 0)
         #expect(d2.purgedVisits == d1.diaryVisits)
+        // The purged visits' identities are gone from the file's bytes too (secure_delete), but
+        // for the regulars', whose payloads the second day's visits hold again.
+        #expect(d2.purgedPayloadsInFile == 0)
         #expect((d2.oldestVisitDays ?? 2) < 1)
         // At the end only the second day's visits remain, all closed at or before closing.
         let left = try store.visits()
@@ -63,5 +67,22 @@ import VenueNode
         #expect(report.overall.splitVisits == 0 && report.overall.phantomVisits == 0 && report.overall.recall == 1)
         #expect(run.run.counters.restarts == 0)
         #expect(d2.diaryBytes > 0)
+    }
+
+    /// The secure-delete check finds a payload anywhere in the file or its write-ahead log.
+    @Test func purgedPayloadsAreFoundInTheFileOrItsLog() throws {
+        let path = NSTemporaryDirectory() + "payload-scan-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var random = SimulationRandom(seed: 1)
+        let noise = (0..<5000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        let herald = TestPayload.make(identifier: 1234)
+        let rpi: [UInt8] = (0..<16).map { UInt8($0 * 7 + 1) }
+        let absent = TestPayload.make(identifier: 1235)
+        try Data(noise + herald + noise).write(to: URL(fileURLWithPath: path))
+        #expect(MultiDayRun.occurrences(of: [herald, absent], inFilesAt: path) == 1)
+        #expect(MultiDayRun.occurrences(of: [rpi, absent], inFilesAt: path) == 0)
+        try Data(noise + rpi).write(to: URL(fileURLWithPath: path + "-wal"))
+        #expect(MultiDayRun.occurrences(of: [herald, rpi, absent], inFilesAt: path) == 2)
+        #expect(MultiDayRun.occurrences(of: [], inFilesAt: path) == 0)
     }
 }

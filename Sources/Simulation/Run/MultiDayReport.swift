@@ -28,6 +28,9 @@ public struct DayReport: Sendable, Equatable, Codable {
     /// Visits still in the diary whose check-out is older than `recording_days` plus the loop's
     /// purge interval (an hour) at the day's end: retention missed them (0 expected).
     public var expiredVisitsInDiary: Int
+    /// Identities (payloads) the diary held at the day before's end and holds no more, whose
+    /// bytes are still in the diary file or its write-ahead log (0 expected: secure_delete).
+    public var purgedPayloadsInFile: Int
     /// The diary file with its write-ahead log, bytes.
     public var diaryBytes: Int
     public var memory: ProcessMemory
@@ -37,7 +40,8 @@ public struct DayReport: Sendable, Equatable, Codable {
         case eligibleVisits = "eligible_visits", recalledVisits = "recalled_visits", splitVisits = "split_visits"
         case phantomVisits = "phantom_visits", checkInErrorSeconds = "check_in_error_seconds"
         case diaryVisits = "diary_visits", oldestVisitDays = "oldest_visit_days", purgedVisits = "purged_visits"
-        case expiredVisitsInDiary = "expired_visits_in_diary", diaryBytes = "diary_bytes", memory
+        case expiredVisitsInDiary = "expired_visits_in_diary", purgedPayloadsInFile = "purged_payloads_in_file"
+        case diaryBytes = "diary_bytes", memory
     }
 }
 
@@ -70,11 +74,13 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
         public var phantomVisits: Int
         public var purgedVisits: Int
         public var expiredVisitsInDiary: Int
+        public var purgedPayloadsInFile: Int
 
         enum CodingKeys: String, CodingKey {
             case eligibleVisits = "eligible_visits", recalledVisits = "recalled_visits", recall
             case lowestDailyRecall = "lowest_daily_recall", splitVisits = "split_visits", phantomVisits = "phantom_visits"
             case purgedVisits = "purged_visits", expiredVisitsInDiary = "expired_visits_in_diary"
+            case purgedPayloadsInFile = "purged_payloads_in_file"
         }
 
         public init(_ days: [DayReport]) {
@@ -86,6 +92,7 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
             phantomVisits = days.reduce(0) { $0 + $1.phantomVisits }
             purgedVisits = days.reduce(0) { $0 + $1.purgedVisits }
             expiredVisitsInDiary = days.map(\.expiredVisitsInDiary).max() ?? 0
+            purgedPayloadsInFile = days.reduce(0) { $0 + $1.purgedPayloadsInFile }
         }
     }
 
@@ -122,7 +129,8 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
         lines.append(
             "  overall: recall \(percent(overall.recall)) (\(overall.recalledVisits) of \(overall.eligibleVisits)), "
                 + "lowest day \(percent(overall.lowestDailyRecall)), \(overall.splitVisits) split, \(overall.phantomVisits) phantom, "
-                + "\(overall.purgedVisits) visits purged, \(overall.expiredVisitsInDiary) expired visits left in the diary")
+                + "\(overall.purgedVisits) visits purged, \(overall.expiredVisitsInDiary) expired visits left in the diary, "
+                + "\(overall.purgedPayloadsInFile) purged identities still in its file")
         return lines.joined(separator: "\n")
     }
 }

@@ -25,6 +25,8 @@ public struct MultiDayRun {
     private let diaryPath: String?
     private let recordingDays: Int?
     private let checkOutSeconds: Double
+    /// The identities (payloads) in the diary at the last day's end.
+    private var payloadsBefore: Set<[UInt8]> = []
 
     public init(
         venue: MultiDayTruth, setup: NodeSetup = NodeSetup(), air: AirConfiguration = AirConfiguration(), store: DiaryStore,
@@ -88,7 +90,7 @@ public struct MultiDayRun {
                 openingHours: setup.days.map { $0.isEmpty ? "closed" : $0.map(\.description).joined(separator: ", ") }))
     }
 
-    private func judge(day index: Int) throws -> DayReport {
+    private mutating func judge(day index: Int) throws -> DayReport {
         let day = venue.days.days[index]
         let origin = venue.days.origin
         let visits = try store.visits()
@@ -103,6 +105,12 @@ public struct MultiDayRun {
             expired = ends.filter { $0 < limit }.count
         }
         let purged = run.pipeline.counters.purged
+        // Identities the diary held yesterday and holds no more: their bytes must be gone from the
+        // file too (secure_delete). Checked once, the day they go: one that comes back is held again.
+        let payloads = Set(visits.map(\.payload))
+        let gone = payloadsBefore.subtracting(payloads)
+        payloadsBefore = payloads
+        let left = diaryPath.map { Self.occurrences(of: gone, inFilesAt: $0) } ?? 0
         let date = Date(timeIntervalSince1970: origin + day.start)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = venue.days.schedule.timeZone
@@ -114,12 +122,36 @@ public struct MultiDayRun {
             recalledVisits: efficacy.recalledVisits, splitVisits: efficacy.splitVisits, phantomVisits: efficacy.phantomVisits,
             checkInErrorSeconds: efficacy.checkInErrorSeconds, diaryVisits: visits.count,
             oldestVisitDays: ends.min().map { (now - $0) / DaySchedule.secondsPerDay },
-            purgedVisits: purged - purgedSoFar, expiredVisitsInDiary: expired,
+            purgedVisits: purged - purgedSoFar, expiredVisitsInDiary: expired, purgedPayloadsInFile: left,
             diaryBytes: diaryPath.map(Self.fileBytes) ?? 0, memory: .now())
     }
 
     /// Purged visits counted up to the last day judged.
     private var purgedSoFar: Int { reports.reduce(0) { $0 + $1.purgedVisits } }
+
+    /// How many of `payloads` occur anywhere in the bytes of the file at `path` or its
+    /// write-ahead log (one pass over each, looking payloads up by their first 8 bytes).
+    static func occurrences(of payloads: Set<[UInt8]>, inFilesAt path: String) -> Int {
+        var byPrefix: [UInt64: [[UInt8]]] = [:]
+        for payload in payloads where payload.count >= 8 {
+            let prefix = payload.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            byPrefix[prefix, default: []].append(payload)
+        }
+        guard !byPrefix.isEmpty else { return 0 }
+        var found = Set<[UInt8]>()
+        for suffix in ["", "-wal"] {
+            guard let data = FileManager.default.contents(atPath: path + suffix), data.count >= 8 else { continue }
+            data.withUnsafeBytes { file in
+                for offset in 0...(file.count - 8) {
+                    guard let candidates = byPrefix[file.loadUnaligned(fromByteOffset: offset, as: UInt64.self)] else { continue }
+                    for payload in candidates where offset + payload.count <= file.count {
+                        if file[offset..<(offset + payload.count)].elementsEqual(payload) { found.insert(payload) }
+                    }
+                }
+            }
+        }
+        return found.count
+    }
 
     /// The diary file and its write-ahead log.
     static func fileBytes(_ path: String) -> Int {
