@@ -28,15 +28,16 @@ struct SimulateCommand: AsyncParsableCommand {
             """)
 
     /// The most visitors: what a run needs grows a little faster than their number (about
-    /// n^1.3: more phones present at once), and 5,000 in one hour take about 2 minutes of CPU in
-    /// a release build on a 2-core VM (BENCHMARKS.md); 100,000 would take over an hour.
+    /// n^1.3: more phones present at once), and 5,000 take about 2 minutes of CPU in one hour,
+    /// 4 over 24 hours, in a release build on a 2-core VM (BENCHMARKS.md); 100,000 would take
+    /// over an hour.
     static let maximumVisitors = 5_000
 
     @Option(
         name: .long,
         help: ArgumentHelp(
             "People who come in, 1 to \(maximumVisitors).",
-            discussion: "At the most, a run takes minutes: 5000 visitors in one hour about 2 minutes of CPU (release build, 2-core VM)."))
+            discussion: "At the most, a run takes minutes: 5000 visitors about 2 minutes of CPU in one hour, 4 over 24 hours (release build, 2-core VM)."))
     var visitors: Int = 100
     @Option(name: .long, help: "Opening hours of the venue.") var hours: Double = 3
     @Option(name: .long, help: "Fixes the venue and the radio noise.") var seed: UInt64 = 1
