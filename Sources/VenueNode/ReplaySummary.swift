@@ -17,6 +17,9 @@ public struct ReplaySummary: Sendable, Equatable {
     public var seenOnce = 0
     public var forgottenEarly = 0
     public var pendingEvicted = 0
+    /// Rows whose identifier is a placeholder (Herald's all-zero contact identifier and the
+    /// like: `PlaceholderIdentifier`): never visits.
+    public var placeholders = 0
     /// Transactions committed.
     public var batches = 0
 

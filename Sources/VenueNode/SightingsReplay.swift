@@ -108,6 +108,7 @@ public enum SightingsReplay {
             summary.seenOnce = tracker.seenOnce
             summary.forgottenEarly = tracker.forgottenEarly
             summary.pendingEvicted = tracker.pendingVisitsEnded
+            summary.placeholders = pipeline.counters.placeholderSightings
         }
         func count(_ changes: [VisitChange]) {
             summary.count(changes)

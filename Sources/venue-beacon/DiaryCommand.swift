@@ -68,6 +68,11 @@ struct DiaryCommand: ParsableCommand {
                 if summary.ignoredWeak > 0 {
                     lines.append("ignored: \(summary.ignoredWeak) sightings weaker than min_rssi")
                 }
+                if summary.placeholders > 0 {
+                    lines.append(
+                        "placeholders: \(summary.placeholders) sightings of placeholder identifiers (all one byte value, as Herald phones "
+                            + "send from 2026-03-18) not recorded: they name no one")
+                }
                 if summary.seenOnce > 0 || summary.pendingEvicted > 0 {
                     var admission = "admission: \(summary.seenOnce) identities seen once, never tracked (among the walk-pasts)"
                     if summary.forgottenEarly > 0 {

@@ -103,6 +103,23 @@ import VenueDiary
         #expect(try store.visits() == before)
     }
 
+    /// Rows of Herald's all-zero contact identifier (every Herald phone from 2026-03-18) are
+    /// counted, never one merged visit; a real identifier beside them is recorded.
+    @Test func placeholderRowsAreCountedNotRecorded() throws {
+        let store = try DiaryStore(path: dir.path("diary.sqlite"))
+        let placeholder: [UInt8] = [0x10, 0x3A, 0x03, 0x04, 0x00] + [UInt8](repeating: 0, count: 16)
+        let real: [UInt8] = [0x10, 0x3A, 0x03, 0x04, 0x00] + (1...16).map { UInt8($0) }
+        var sightings: [Sighting] = []
+        for t in stride(from: 0.0, through: 600, by: 10) {
+            sightings.append(Sighting(time: t0 + t, kind: .herald, payload: placeholder, rssi: -60))
+            sightings.append(Sighting(time: t0 + t, kind: .herald, payload: real, rssi: -60))
+        }
+        let summary = try SightingsReplay.replay(sightings, into: store, settings: Replayed.settings(), now: Replayed.soonAfter)
+        #expect(summary.placeholders == 61)
+        #expect(summary.visits == 1)
+        #expect(try store.visits().map(\.payload) == [real])
+    }
+
     @Test func aLongReplayCommitsInBatchesAndReportsEach() throws {
         let store = try DiaryStore(path: dir.path("diary.sqlite"))
         var sightings: [Sighting] = []
