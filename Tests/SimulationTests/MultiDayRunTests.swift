@@ -66,6 +66,11 @@ import VenueNode
         #expect(left.allSatisfy { $0.checkIn >= second + 9 * 3600 && ($0.checkOut ?? .infinity) <= second + 10 * 3600 })
         #expect(report.overall.splitVisits == 0 && report.overall.phantomVisits == 0 && report.overall.recall == 1)
         #expect(run.run.counters.restarts == 0)
+        // Nothing of the days' phones is kept through the night: the node's tables are empty and
+        // the air keeps no phone's GATT server (memory flat over many days).
+        #expect(run.run.driver.node.targetCount == 0 && run.run.pipeline.cachedKeys == 0)
+        #expect(run.run.air.databases.isEmpty)
+        #expect(run.run.reads.isEmpty)
         #expect(d2.diaryBytes > 0)
     }
 

@@ -79,6 +79,12 @@ extension Air {
     /// The link is gone on the air (no event: the caller reports it).
     mutating func closeLink(_ handle: UInt16) {
         guard let link = links.removeValue(forKey: handle) else { return }
+        // A phone's GATT server is kept while it has a link (a later link builds it again: it is
+        // a value no link changes). Kept for good, a run of many days held the server of every
+        // phone the node ever connected to.
+        if !links.values.contains(where: { $0.device == link.device }) {
+            databases[link.device] = nil
+        }
         if var central = centrals[link.device], central.handle == handle {
             central.handle = nil
             centrals[link.device] = central

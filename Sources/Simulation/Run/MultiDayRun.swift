@@ -39,6 +39,7 @@ public struct MultiDayRun {
         checkOutSeconds = setup.diary.checkOutSeconds
         run = try VenueRun(
             truth: venue.truth, setup: setup, air: air, store: store, heraldLogs: heraldLogs, schedule: venue.days.schedule)
+        run.keepsReads = false  // not reported per day; kept, they would grow for the whole run
     }
 
     /// The day ``runDay()`` runs next (0 first); `venue.days.days.count` when done.

@@ -38,6 +38,9 @@ public struct VenueRun {
     public private(set) var keeper: DiaryKeeper
     /// Payloads the node learned (reads and writes), in virtual seconds.
     public private(set) var reads: [PayloadRead] = []
+    /// Whether ``reads`` are kept (a run of many days, which does not report them, turns it off
+    /// rather than have them grow for the whole run).
+    public var keepsReads = true
     private var notices: [DiaryKeeper.Notice] = []
     private var restarts = 0
     /// The air's time as the node's steady time: the core is handed the very `Double` the air
@@ -144,7 +147,7 @@ public struct VenueRun {
             let output = core.output
             guard !output.isEmpty else { return }
             for event in output.events {
-                if case .read(_, let payload, let earlier, let time) = event, payload.kind == .herald {
+                if keepsReads, case .read(_, let payload, let earlier, let time) = event, payload.kind == .herald {
                     reads.append(PayloadRead(time: time, payload: payload.bytes, earliestAttributed: earlier.map(\.time).min()))
                 }
             }
