@@ -62,20 +62,7 @@ phones_down() { for i in 1 2 3; do hciconfig "hci$i" down 2>/dev/null || true; d
 
 # The GPIO chip: gpio-sim with the lines the config names (status 17, activity 27, export 22,
 # button 23), label vbtest-gpio.
-make_chip() {
-    modprobe gpio-sim || return 1
-    local d=/sys/kernel/config/gpio-sim/vbtest
-    [ -e "$d/live" ] && return 0
-    mkdir -p "$d/bank0"
-    echo 28 > "$d/bank0/num_lines"
-    echo vbtest-gpio > "$d/bank0/label"
-    for n in 17 22 23 27; do
-        mkdir -p "$d/bank0/line$n"
-        echo "GPIO$n" > "$d/bank0/line$n/name"
-    done
-    echo 1 > "$d/live"
-    udevadm settle
-}
+make_chip() { sh "$G/gpio-chip"; }
 
 start_ntp() {
     systemd-run --quiet --unit=vbtest-ntp --collect python3 "$G/ntp_server.py" "${1:-0}"
