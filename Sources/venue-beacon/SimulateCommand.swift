@@ -45,6 +45,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("data-dir"), help: ArgumentHelp("Where the diary and the export go.", valueName: "dir"))
     var dataDirectory: String = "./venue-data"
     @Flag(name: .long, help: "End with the report as one JSON object on the last line of standard output.") var json = false
+    @Option(name: .long, help: SimulateCommand.daysHelp) var days: Int?
     @Option(
         name: .customLong("herald-logs"),
         help: ArgumentHelp(
@@ -69,9 +70,11 @@ struct SimulateCommand: AsyncParsableCommand {
         guard Pacing(speed) != nil else {
             throw ValidationError("--speed \(speed): expected max or a number from \(Pacing.speeds.lowerBound) to \(Int(Pacing.speeds.upperBound)) (virtual seconds per wall second)")
         }
+        if let days { try validateDays(days) }
     }
 
     func run() async throws {
+        if let days { return try await runDays(days) }
         let (setup, venueIdentity, herald) = try nodeSetup()
         let venue = VenueConfiguration(
             visitors: visitors, openingHours: hours, seed: seed, checkInSeconds: setup.diary.checkInSeconds,
