@@ -74,6 +74,22 @@ import VenueNode
         #expect(d2.diaryBytes > 0)
     }
 
+    /// The air's advert-data cache keeps devices in range only, once it holds 1,024 (a run of
+    /// many days hears thousands of devices, a few at a time).
+    @Test func theAirForgetsTheAdvertDataOfDevicesGone() {
+        let phones = (0..<1100).map { AirTests.phone($0, .heraldAndroid, from: Double($0), to: Double($0) + 0.5) }
+        var air = Air(truth: AirTests.truth(phones))
+        for id in phones.indices {
+            _ = air.advance(until: Double(id) + 0.25)
+            let data = air.advertisingData(id, epoch: 0)
+            #expect(data == phones[id].advertisingData(epoch: 0))
+        }
+        // The sweep at 1,024 kept only the device in range then; 76 more came since.
+        #expect(air.advertDataHeld.count == 77)
+        #expect(air.advertData.compactMap { $0 }.count == 77)
+        #expect(air.advertDataSweepAt == 1024)
+    }
+
     /// The secure-delete check finds a payload anywhere in the file or its write-ahead log.
     @Test func purgedPayloadsAreFoundInTheFileOrItsLog() throws {
         let path = NSTemporaryDirectory() + "payload-scan-\(UUID().uuidString).sqlite"

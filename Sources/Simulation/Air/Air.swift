@@ -50,6 +50,10 @@ public struct Air: Sendable {
     public internal(set) var venuePayloadRead: [UInt8]?
     /// Each device's advertising data for its latest rotation epoch (built once per epoch).
     var advertData: [(epoch: Int64, data: [UInt8])?]
+    /// The devices with an entry in ``advertData``, and how many of them trigger the next sweep of
+    /// those out of range (a run of many days hears thousands of devices, a few at a time).
+    var advertDataHeld: [Int] = []
+    var advertDataSweepAt = 1024
     /// Virtual time 0 as an instant, for the GATT code's clock.
     let instantBase: ContinuousClock.Instant
 
@@ -180,11 +184,29 @@ public struct Air: Sendable {
         pendingReportBytes += report.recordSize
     }
 
-    private mutating func advertisingData(_ device: Int, epoch: Int64) -> [UInt8] {
+    mutating func advertisingData(_ device: Int, epoch: Int64) -> [UInt8] {
         if let cached = advertData[device], cached.epoch == epoch { return cached.data }
         let data = truth.devices[device].advertisingData(epoch: epoch)
+        if advertData[device] == nil { advertDataHeld.append(device) }
         advertData[device] = (epoch, data)
+        if advertDataHeld.count >= advertDataSweepAt { sweepAdvertData() }
         return data
+    }
+
+    /// Drops the advertising data of the devices out of range now (built again, alike, if they
+    /// come back); the next sweep comes when the held entries have doubled, so a crowd that is
+    /// all present costs no more than one pass per doubling.
+    private mutating func sweepAdvertData() {
+        var held: [Int] = []
+        swap(&held, &advertDataHeld)
+        for device in held {
+            if truth.devices[device].segment(at: now) == nil {
+                advertData[device] = nil
+            } else {
+                advertDataHeld.append(device)
+            }
+        }
+        advertDataSweepAt = max(1024, 2 * advertDataHeld.count)
     }
 
     /// Whether a scanner with the host's interval and window listens at `time`.
