@@ -32,7 +32,7 @@ import VenueDiary
             group.addTask { try await service.run(signals: signals) }
             // Up at the first failure (systemd's start does not time out), and it says why.
             #expect(await eventually { count("ready") == 1 })
-            #expect(count("radio Bluetooth unavailable") >= 1)
+            #expect(await eventually { count("radio Bluetooth unavailable") >= 1 })
             #expect(await eventually { count("status Bluetooth unavailable") >= 1 })
             // Retrying with backoff, the loop turns and feeds the watchdog.
             #expect(await eventually { count("watchdog") >= 2 })
