@@ -162,6 +162,14 @@ public struct Doctor: Sendable {
         for name in list("/sys/bus/gpio/devices") where name.hasPrefix("gpiochip") {
             if let label = read("/sys/bus/gpio/devices/\(name)/label") { labels[name] = label.trimmingCharacters(in: .whitespacesAndNewlines) }
         }
+        // The character device's own label (what the service opens a chip by): sysfs has a
+        // `label` file only for the legacy /sys/class/gpio interface, which kernels built without
+        // it (Debian's, gpio-sim chips) lack.
+        if !labels.values.contains(chip) {
+            for info in GPIOBackendSystem().availableChips() {
+                if let label = info.label, labels[info.name] == nil { labels[info.name] = label }
+            }
+        }
         let path = SystemChecks.chipPath(chip, labels: labels)
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFCHR else { return nil }
