@@ -10,7 +10,7 @@ import Testing
     static let scripts = [
         "image/build-deb", "image/debian/postinst", "image/debian/prerm", "image/debian/postrm",
         "image/pi-gen/stage-venue/prerun.sh", "image/pi-gen/stage-venue/00-venue/01-run.sh",
-        "scripts/system-test", "image/system-test/vbtest-entry", "image/system-test/guest/air",
+        "scripts/system-test", "image/system-test/vbtest-entry", "image/system-test/guest/air", "image/system-test/guest/gpio-chip",
         "scripts/arm64-test", "image/trixie/build-root", "image/trixie/in-root", "image/trixie/swift60-compat",
         "image/trixie/build-in-root", "image/trixie/test-in-root",
     ]
