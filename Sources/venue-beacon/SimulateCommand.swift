@@ -83,16 +83,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: dataDirectory)
         let diaryPath = directory.appendingPathComponent("simulated-diary.sqlite").path
         let exportPath = directory.appendingPathComponent("simulated-export.csv").path
-        let store = try reportingFailures { () throws -> DiaryStore in
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw CLIFailure(message: "\(dataDirectory): cannot create the directory", status: ExitStatus.cannotCreate)
-            }
-            // A fresh diary each run: the report judges this run's visits only.
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: diaryPath + suffix) }
-            return try DiaryStore(path: diaryPath)
-        }
+        let store = try freshSimulatedDiary(diaryPath, in: directory, named: dataDirectory)
 
         var logs: HeraldLogWriter?
         if let heraldLogs {
@@ -246,5 +237,20 @@ struct StatusLine {
         case LEDTimings.fastBlink: return "fast blink"
         default: return "blip"
         }
+    }
+}
+
+/// The simulated venue's diary at `path` in `directory` (made if needed; `name` is how the user
+/// gave it), new for each run: the report judges this run's visits only. Shared by one opening
+/// and `--days`.
+func freshSimulatedDiary(_ path: String, in directory: URL, named name: String) throws -> DiaryStore {
+    try reportingFailures { () throws -> DiaryStore in
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CLIFailure(message: "\(name): cannot create the directory", status: ExitStatus.cannotCreate)
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        return try DiaryStore(path: path)
     }
 }

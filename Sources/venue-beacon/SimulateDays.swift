@@ -36,16 +36,7 @@ extension SimulateCommand {
                 visitors: visitors, seed: seed, checkInSeconds: setup.diary.checkInSeconds, checkOutSeconds: setup.diary.checkOutSeconds))
         let directory = URL(fileURLWithPath: dataDirectory)
         let diaryPath = directory.appendingPathComponent("simulated-diary.sqlite").path
-        let store = try reportingFailures { () throws -> DiaryStore in
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw CLIFailure(message: "\(dataDirectory): cannot create the directory", status: ExitStatus.cannotCreate)
-            }
-            // A fresh diary each run: the report judges this run's visits only.
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: diaryPath + suffix) }
-            return try DiaryStore(path: diaryPath)
-        }
+        let store = try freshSimulatedDiary(diaryPath, in: directory, named: dataDirectory)
         var run = try MultiDayRun(venue: venue, setup: setup, store: store, diaryPath: diaryPath)
         let pacer = Pacer(pacing: Pacing(speed) ?? .unpaced, startVirtual: 0, startWall: .now)
         let started = ContinuousClock.now
