@@ -96,9 +96,13 @@ final class ChildProcess: Sendable {
     }
 
     /// Waits for the program to end and its output to be read; kills it if it takes longer than `timeout`.
+    ///
+    /// The exit is looked at before the clock, every turn: a test task that the cooperative pool
+    /// did not run for a while (a whole-suite run on a busy machine) wakes after the deadline to a
+    /// program that ended long before it, and must not report it as still running.
     func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
             if let status = exitStatus {
                 // The pipe may stay open in a grandchild: wait for the rest of the output briefly.
                 for _ in 0..<50 where !shared.state.withLock({ $0.outputClosed }) {
@@ -106,6 +110,7 @@ final class ChildProcess: Sendable {
                 }
                 return status
             }
+            if ContinuousClock.now >= deadline { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         await stop()
