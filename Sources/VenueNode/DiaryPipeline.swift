@@ -106,6 +106,14 @@ public struct DiaryPipeline {
         case .measure(let target, _, let payload?, _, let time) where Self.isPlaceholder(payload):
             notePlaceholder(target.id, time: time + wallOffset)
 
+        case .read(_, let payload, let earlier, _) where earlier.isEmpty && Self.isAdvertBorne(payload):
+            // A payload taken from the advert that brought a new target (GAEN, a configured
+            // advert protocol): anyone can send one, a new one each advert. It is not a read
+            // over a link; the measurement of that same advert follows at once and goes through
+            // admission (``sight(_:_:time:rssi:)``), which keeps its first sighting, so a flood of
+            // one-shot identifiers is seen once and never tracked, in `run` as in a replay.
+            break
+
         case .read(let target, let payload, let earlier, let time):
             let wall = time + wallOffset
             var key = self.key(for: target.id, payload: payload, now: wall)
@@ -207,7 +215,7 @@ public struct DiaryPipeline {
             counters.rekeyed += 1
             keys[target] = nil
         }
-        guard diary.sight(payload.kind, payload: payload.bytes, time: time, rssi: rssi) != nil else { return }
+        guard diary.sight(payload.kind, payload: payload.bytes, metadata: payload.metadataBytes, time: time, rssi: rssi) != nil else { return }
         // Tracked (just admitted, or by another target): cache its key, with the metadata.
         _ = key(for: target, payload: payload, now: time)
     }
@@ -249,6 +257,14 @@ public struct DiaryPipeline {
         let carrier = Self.carrier(target)
         if !diary.record(key, time: time, rssi: rssi, carrier: carrier) {
             diary.record(rekey(target, payload, now: time), time: time, rssi: rssi, carrier: carrier)
+        }
+    }
+
+    /// Whether the payload comes in adverts (anyone may send one), not over a link.
+    static func isAdvertBorne(_ payload: SensorPayload) -> Bool {
+        switch payload.kind {
+        case .gaen, .advert: true
+        case .herald, .opentrace: false
         }
     }
 

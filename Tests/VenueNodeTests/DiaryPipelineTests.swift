@@ -114,11 +114,14 @@ import VenueDiary
         p.handle(.measure(before, rssi: -60, payload: Self.herald(9), time: 3), wallOffset: offset)
         p.handle(.read(after, payload: Self.herald(9), earlier: [], time: 5), wallOffset: offset)
         p.handle(.measure(after, rssi: -61, payload: Self.herald(9), time: 9), wallOffset: offset)
-        // A GAEN identifier with the same bytes is another identity.
+        // A GAEN identifier with the same bytes is another identity. As the node reports a GAEN
+        // advert of a new target: the payload learned, then measured; each later advert measured
+        // with the payload as learned (metadata included). Admitted at its second sighting.
         let gaen = Self.target(3)
         let rpi = SensorPayload(kind: .gaen, bytes: Array(0..<16), metadata: 0x4008_0000)
         p.handle(.read(gaen, payload: rpi, earlier: [], time: 0), wallOffset: offset)
-        p.handle(.measure(gaen, rssi: -70, payload: SensorPayload(kind: .gaen, bytes: Array(0..<16)), time: 9), wallOffset: offset)
+        p.handle(.measure(gaen, rssi: -70, payload: rpi, time: 0), wallOffset: offset)
+        p.handle(.measure(gaen, rssi: -70, payload: rpi, time: 9), wallOffset: offset)
         _ = try run(&p, from: 0, to: 10)
         let visits = try store.visits()
         #expect(visits.map(\.kind) == [.herald, .gaen] || visits.map(\.kind) == [.gaen, .herald])
@@ -193,6 +196,49 @@ import VenueDiary
         _ = try p.close(now: 6 + offset)
         let visit = try #require(store.visits().first)
         #expect(visit.isOpen && visit.lastSeen == 5 + offset)
+    }
+
+    /// What the node reports for an advert that brings a new target with its payload in it (a
+    /// GAEN advert: `SensorNode.advert` learns the payload, then measures): `.read` with no
+    /// earlier measurements, then `.measure`. Under a flood of 6,000 such adverts a second, each a
+    /// new identifier, the identifiers are seen once and never tracked (before, the `.read`
+    /// admitted each at once: 360,000 pending visits, the tracker full and evicting), and ten
+    /// phones seen once a minute from one address each are recorded whole.
+    @Test func advertBorneIdentifiersOfNewTargetsGoThroughAdmission() throws {
+        var (p, store) = try pipeline()
+        var state: UInt64 = 0x6000
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state ^ (state >> 29)
+        }
+        func advert(_ target: Target, _ payload: SensorPayload, rssi: Int, time: Double, new: Bool) {
+            if new { p.handle(.read(target, payload: payload, earlier: [], time: time), wallOffset: offset) }
+            p.handle(.measure(target, rssi: rssi, payload: payload, txPower: nil, time: time), wallOffset: offset)
+        }
+        let phones = (0..<10).map { n in SensorPayload(kind: .gaen, bytes: [0xAB, UInt8(n)] + [UInt8](repeating: 0, count: 14)) }
+        var flooded: UInt64 = 0
+        for second in 0..<360 {
+            for (n, phone) in phones.enumerated() where second % 60 == 7 + 4 * n {
+                advert(Self.target(UInt64(n) + 1), phone, rssi: -60, time: Double(second) + 0.5, new: second < 60)
+            }
+            if second < 60 {
+                for i in 0..<6_000 {
+                    flooded += 1
+                    let rpi = withUnsafeBytes(of: (next(), next())) { Array($0) }
+                    advert(Self.target(1_000 + flooded), SensorPayload(kind: .gaen, bytes: rpi), rssi: -80, time: Double(second) + Double(i) / 6_000, new: true)
+                }
+            }
+            _ = try p.tick(now: Double(second) + offset)
+        }
+        _ = try run(&p, from: 360, to: 700)
+        let counters = p.diary.tracker.counters
+        #expect(counters.pendingVisitsEnded == 0 && counters.identitiesEvicted == 0, "\(counters)")
+        #expect(counters.seenOnce == Int(flooded), "\(counters)")
+        let visits = try store.visits()
+        #expect(visits.map(\.payload) == phones.map(\.bytes))
+        #expect(visits.enumerated().allSatisfy { n, visit in
+            visit.checkIn == Double(7 + 4 * n) + 0.5 + offset && visit.checkOut == Double(300 + 7 + 4 * n) + 0.5 + offset && visit.samples == 6
+        })
     }
 
     /// A flood of new targets, each with a new GAEN identifier, keeps the key cache bounded; a
