@@ -47,7 +47,34 @@ logged_since() { logs_since "$1" | grep -q -- "$2"; }
 line() { echo /sys/devices/platform/gpio-sim.*/gpiochip*/sim_gpio"$1"; }
 led() { cat "$(line "$1")/value"; }
 # ledwatch LINE SECONDS: "samples=N on=N rises=N".
-ledwatch() { python3 "$G/ledwatch.py" "$(line "$1")/value" "$2"; }
+ledwatch() { python3 "$G/ledwatch.py" "$(line "$1")/value" "$2" "${@:3}"; }
+# led_check N TEXT LINE WINDOW LIMIT TEST: samples LINE in windows of WINDOW seconds until TEST
+# holds for a window's "samples= on= rises= bursts=" (TEST reads it as $1), for at most LIMIT
+# seconds, and records PASS or FAIL with the last window. A pattern changes at the service's
+# next tick after what caused it: later on a loaded machine, so a check waits for it.
+led_check() {
+    local n="$1" text="$2" led="$3" window="$4" limit="$5" test="$6" st end
+    end=$(( $(date +%s) + limit ))
+    while :; do
+        st="$(ledwatch "$led" "$window")"
+        if "$test" "$st"; then pass "$n" "$text ($st)"; return 0; fi
+        [ "$(date +%s)" -lt "$end" ] || break
+    done
+    fail "$n" "$text ($st)"
+}
+steady_on() { [ "$(field "$1" on)" = "$(field "$1" samples)" ]; }
+blinks_fast() { [ "$(field "$1" rises)" -ge 5 ]; }
+# peer_ready NAME: waits for the Bumble peer NAME's "READY" (Python's start-up takes seconds, over a
+# minute on a loaded machine), so the waits after it time the node, not the peer; logs how long.
+peer_ready() {
+    local t
+    t=$(date +%s)
+    if wait_for 300 grep -q '^READY' "$OUT/$1.log"; then
+        echo "TIMING peer $1: READY after $(( $(date +%s) - t )) s" >> "$RESULTS"
+    else
+        echo "TIMING peer $1: no READY in 300 s" >> "$RESULTS"
+    fi
+}
 press() { echo pull-down > "$(line 23)/pull"; sleep 0.3; echo pull-up > "$(line 23)/pull"; }
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
