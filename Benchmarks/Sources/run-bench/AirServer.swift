@@ -18,6 +18,8 @@ final class AirServer: Sendable {
     private let truth = Mutex<GroundTruth?>(nil)
     /// The transport of the connection being served, for its counters.
     private let current = Mutex<SimulatedTransport?>(nil)
+    /// The advert flood beside the air (see ``flood(perSecond:)``).
+    private let flooding = Mutex(Flood())
 
     init(path: String) throws {
         unlink(path)
@@ -38,6 +40,22 @@ final class AirServer: Sendable {
     /// What the air of the current connection did (adverts heard and reported, links).
     var counters: AirCounters? { current.withLock { $0?.inspect { $0.counters } } }
 
+    /// From now on, `rate` advertising reports a second besides the air's, each from a new
+    /// random address with a new random Exposure Notification identifier (BLE advert spam, as a
+    /// Flipper's "BLE spam" sends), paced by the wall clock; 0 stops it. Returns how many the
+    /// flood before this call sent.
+    @discardableResult
+    func flood(perSecond rate: Int) -> Int {
+        flooding.withLock { flood in
+            let sent = flood.sent
+            flood = Flood(rate: rate, started: ContinuousClock.now)
+            return sent
+        }
+    }
+
+    /// Reports the current flood has sent.
+    var floodSent: Int { flooding.withLock { $0.sent } }
+
     /// Accepts connections for the life of the process, one bridge each.
     func start() {
         Thread.detachNewThread { [self] in
@@ -55,7 +73,7 @@ final class AirServer: Sendable {
                 current.withLock { $0 = transport }
                 let socket = ConnectionSocket(fd: fd)
                 Thread.detachNewThread { Self.hostToAir(socket, transport: transport) }
-                Thread.detachNewThread { Self.airToHost(socket, transport: transport) }
+                Thread.detachNewThread { self.airToHost(socket, transport: transport) }
             }
         }
     }
@@ -83,10 +101,11 @@ final class AirServer: Sendable {
 
     /// Events and ACL from the air to the host, as the paced air produces them. Waits at most
     /// 2 ms of air time per call, so a command is answered within about 2 ms of wall time.
-    private static func airToHost(_ socket: ConnectionSocket, transport: SimulatedTransport) {
+    private func airToHost(_ socket: ConnectionSocket, transport: SimulatedTransport) {
         defer { socket.release() }
         let fd = socket.fd
         var bytes: [UInt8] = []
+        var spam = FloodReports()
         while true {
             let packets: [H4Packet]
             do {
@@ -94,9 +113,11 @@ final class AirServer: Sendable {
             } catch {
                 return
             }
-            guard !packets.isEmpty else { continue }
+            let due = flooding.withLock { $0.take(now: ContinuousClock.now) }
+            guard !packets.isEmpty || due > 0 else { continue }
             bytes.removeAll(keepingCapacity: true)
             for packet in packets { bytes += packet.wireBytes }
+            for _ in 0..<due { bytes += spam.next().wireBytes }
             var sent = 0
             while sent < bytes.count {
                 let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -109,6 +130,51 @@ final class AirServer: Sendable {
                 sent += n
             }
         }
+    }
+}
+
+/// A flood's pace: how many reports are due by the wall clock and how many went.
+struct Flood {
+    var rate = 0
+    var started = ContinuousClock.now
+    var sent = 0
+
+    /// Reports due now and not yet sent (counted as sent), at most a second's worth at once.
+    mutating func take(now: ContinuousClock.Instant) -> Int {
+        guard rate > 0 else { return 0 }
+        let elapsed = now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let due = min(Int(seconds * Double(rate)) - sent, rate)
+        guard due > 0 else { return 0 }
+        sent += due
+        return due
+    }
+}
+
+/// Advertising report events of a flood: each one report, non-connectable, from a new random
+/// (resolvable-looking) address, carrying an Exposure Notification advert (flags, 0xFD6F in
+/// the service list, its service data: a new random 16-byte identifier and 4 metadata bytes),
+/// the layout a phone sends. A seeded generator: the same flood every run.
+struct FloodReports {
+    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    private mutating func random() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next() -> H4Packet {
+        let address = BluetoothAddress(rawValue: random() & 0x3FFF_FFFF_FFFF | 0x4000_0000_0000)
+        var data: [UInt8] = [0x02, 0x01, 0x1A, 0x03, 0x03, 0x6F, 0xFD, 0x17, 0x16, 0x6F, 0xFD]
+        for _ in 0..<2 { withUnsafeBytes(of: random()) { data += $0 } }
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: random())) { data += $0 }
+        let rssi = Int8(-60 - Int(random() % 30))
+        let report = LEAdvertisingReport(
+            eventType: .nonConnectableUndirected, addressType: .random, address: address, data: data[...], rawRSSI: rssi)
+        return LEAdvertisingReports.packet([report])
     }
 }
 

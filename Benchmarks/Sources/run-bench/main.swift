@@ -9,6 +9,9 @@
 //                                               systemd; --unit "" for none)
 //       [--replicate-to mqtt://127.0.0.1:PORT]  (the node replicates to a venue hub there, as
 //                                               node "hall" without a password)
+//       [--flood 0,6000]   (each memory run once per rate: besides the crowd, that many
+//                          advertising reports a second from the first READY, each a new random
+//                          address and Exposure Notification identifier; issue 24 item 4)
 //
 // The child runs with a temporary config (the default venue, its diary in a fresh directory)
 // against the simulated air served on a unix socket (AirServer), and `$NOTIFY_SOCKET` pointing
@@ -31,6 +34,7 @@ let binary = option("--binary") ?? ".build/release/venue-beacon"
 let starts = option("--starts").flatMap { Int($0) } ?? 5
 let diaryVisits = option("--visits").flatMap { Int($0) } ?? 1_000_000
 let crowds = (option("--targets") ?? "0,1000,10000").split(separator: ",").compactMap { Int($0) }
+let floods = (option("--flood") ?? "0").split(separator: ",").compactMap { Int($0) }
 let minutes = option("--minutes").flatMap { Double($0) } ?? 3
 let work = option("--work") ?? "/tmp/run-bench"
 let unit = option("--unit") ?? "systemd/venue-beacon.service"
@@ -144,16 +148,20 @@ if starts > 0 {
 }
 
 for phones in crowds {
+  for rate in floods {
     let truth = crowd(phones, until: minutes * 60 + 600)
     air.serve(truth)
     let kinds = Dictionary(grouping: truth.devices, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
-    print("== memory: \(grouped(phones)) phones in range (\(truth.devices.count) devices: \(kinds.isEmpty ? "none" : kinds)), \(String(format: "%g", minutes)) min")
-    let (node, ready) = try startNode(in: try freshDirectory())
+    let spam = rate > 0 ? ", a flood of \(grouped(rate)) random EN adverts/s" : ""
+    print("== memory: \(grouped(phones)) phones in range (\(truth.devices.count) devices: \(kinds.isEmpty ? "none" : kinds))\(spam), \(String(format: "%g", minutes)) min")
+    let directory = try freshDirectory()
+    let (node, ready) = try startNode(in: directory)
     guard ready != nil else {
         print("   no READY=1 within 60 s; log: \(node.log)")
         node.stop()
         continue
     }
+    air.flood(perSecond: rate)
     let clock = ContinuousClock()
     let began = clock.now
     var samples: [(at: Double, memory: Memory, status: String)] = []
@@ -187,8 +195,18 @@ for phones in crowds {
         print("   air: \(grouped(c.advertsHeard)) adverts heard, \(grouped(c.advertsReported)) reported in \(grouped(c.reportEvents)) events, "
               + "\(c.connectionsEstablished) connections, \(c.phoneSessions) phone sessions, \(c.venueReads) venue reads")
     }
+    let flooded = air.flood(perSecond: 0)
+    if rate > 0 { print("   flood: \(grouped(flooded)) reports sent") }
+    node.stop()
     let log = (try? String(contentsOfFile: node.log, encoding: .utf8)) ?? ""
     let behind = log.split(separator: "\n").filter { $0.contains("fell behind") }
     if !behind.isEmpty { print("   node log: \(behind.count) 'fell behind' warnings, last: \(behind.last ?? "")") }
-    node.stop()
+    let admission = log.split(separator: "\n").filter { $0.contains("flood") || $0.contains("evict") }
+    if let last = admission.last { print("   node log: \(admission.count) admission lines, last: \(last)") }
+    // What the diary kept: visits by kind, and the crowd's phones among them.
+    let visits = try DiaryStore(path: directory + "/diary.sqlite", readOnly: true).visits()
+    let byKind = Dictionary(grouping: visits, by: \.kind).map { "\($0.value.count) \($0.key)" }.sorted().joined(separator: ", ")
+    let repeated = visits.filter { $0.samples > 1 }.count
+    print("   diary: \(grouped(visits.count)) visits (\(byKind.isEmpty ? "none" : byKind)), \(grouped(repeated)) of them seen more than once")
+  }
 }
