@@ -2,8 +2,7 @@
 """Exposure check benchmark (issue 18): a day of a national authority's keys against a diary of
 10,000 gaen visits. Not a test.
 
-    python3 Benchmarks/exposure/exposure_bench.py [--keys 35000] [--visits 10000] [--binary PATH]
-        [--no-reference]   (skip the Python reference: minutes for a million keys)
+    python3 Benchmarks/exposure/exposure_bench.py [--keys 35000] [--visits 10000] [--binary PATH] [--no-reference]
 
 Builds, in a temporary directory: a key export zip of KEYS keys (rolling period 144, signed with a
 fresh P-256 key), a sightings file whose 10,000 gaen visits spread over the key day (20 of them
@@ -11,7 +10,8 @@ carry identifiers of published keys, the rest are decoys), replays it into a dia
 the whole `venue-beacon exposure check --json` (parse, verify, derive, match, report) with
 /usr/bin/time (wall time and peak RSS), and beside it, in the same run, a straightforward Python
 reference with `cryptography` doing the same derivation (HKDF + 144 AES blocks per key) and
-lookup in a set of the diary's identifiers, on one core. Prints one summary table.
+lookup in a set of the diary's identifiers, on one core (--no-reference leaves it out: for a
+million keys it takes minutes). Prints one summary table.
 """
 import argparse, json, os, random, struct, subprocess, sys, tempfile, time, zipfile
 from cryptography.hazmat.primitives import hashes
@@ -23,8 +23,8 @@ from cryptography.hazmat.primitives import serialization
 p = argparse.ArgumentParser()
 p.add_argument("--keys", type=int, default=35000)
 p.add_argument("--visits", type=int, default=10000)
-p.add_argument("--no-reference", action="store_true")
 p.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "../../.build/release/venue-beacon"))
+p.add_argument("--no-reference", action="store_true", help="time venue-beacon only, not the Python reference")
 args = p.parse_args()
 rng = random.Random(1)
 
@@ -90,7 +90,8 @@ rpis = len(keys) * 144
 print(f"keys {len(keys)}, RPIs {rpis}, diary visits {args.visits}, zip {os.path.getsize(zpath)} B")
 print(f"venue-beacon exposure check (whole command, 1 core): {wall:.3f} s wall, {len(keys)/wall:,.0f} keys/s, "
       f"{rpis/wall/1e6:.2f} M RPIs/s, peak RSS {rss/1024:.1f} MiB")
-if args.no_reference: sys.exit(0)
+if args.no_reference:
+    sys.exit(0)
 
 # The Python reference: the same derivation and lookup, on one core.
 diary = {bytes.fromhex(h) for _, h in rows}

@@ -12,9 +12,12 @@ public struct ExposureCheckError: Error, CustomStringConvertible {
 /// `venue-beacon exposure check`: key files read and verified, their keys matched against the
 /// diary's `gaen` visits in a window. Reads only: the diary and the files are left as they are.
 ///
-/// Memory: one file at a time. Each file is read by offset (``KeyFile``), its keys matched and
-/// dropped before the next; across files only each distinct key's 16 bytes and place are kept
-/// (``StreamingKeyMatches``), with the matches.
+/// Memory: one file at a time, one key at a time. Each file is read by offset and export.bin
+/// streamed (``KeyFile``): each key is matched as soon as it is read and dropped, and the
+/// signature checked at the file's end over the SHA-256 of the whole export.bin. Across keys and
+/// files only each distinct key's 16 bytes and place are kept (``StreamingKeyMatches``, about
+/// 20 bytes a hash table slot), with the matches: memory grows with the number of distinct keys by
+/// that, and not with a file's size.
 public enum ExposureCheck {
     public struct Options {
         public var verificationKeys: [VerificationKey]
@@ -40,10 +43,11 @@ public enum ExposureCheck {
         }
     }
 
-    /// Reads and verifies one file.
-    public static func read(_ path: String, options: Options) throws -> (file: ExposureReport.File, export: KeyExport) {
+    /// Reads and verifies one file, handing each of its keys to `key` as it is read (see
+    /// ``KeyExport/init(zip:key:)``: when this throws, what was made of them must be dropped).
+    public static func read(_ path: String, options: Options, key: (DiagnosisKey, _ revised: Bool) -> Void) throws -> ExposureReport.File {
         do {
-            let export = try KeyFile.read(path)
+            let export = try KeyFile.read(path, key: key)
             var verified = true
             do {
                 try export.verify(with: options.verificationKeys)
@@ -51,10 +55,7 @@ public enum ExposureCheck {
                 guard options.allowUnverified else { throw error }
                 verified = false
             }
-            return (
-                ExposureReport.File(path: path, region: export.region, keys: export.keys.count, revisedKeys: export.revisedKeys.count, verified: verified),
-                export
-            )
+            return ExposureReport.File(path: path, region: export.region, keys: export.keyCount, revisedKeys: export.revisedKeyCount, verified: verified)
         } catch let error as ExposureFileError {
             throw ExposureCheckError(path: path, problem: error)
         }
@@ -71,9 +72,9 @@ public enum ExposureCheck {
         var keys = StreamingKeyMatches(matcher: ExposureMatcher(visits: visits))
         var files: [ExposureReport.File] = []
         for path in paths {
-            let (file, export) = try read(path, options: options)
-            keys.add(export)
-            files.append(file)
+            // A file refused (unreadable, malformed, or unverified without --unverified) refuses
+            // the whole check: the matches its keys made are dropped with everything else.
+            files.append(try read(path, options: options) { key, revised in keys.add(key, revised: revised) })
         }
         let matches = keys.result
         let report = ExposureReport(

@@ -1,36 +1,16 @@
 import VenueDiary
 
-/// The diagnosis keys of one or more key files, each key once: a key met again (the same 16
-/// bytes) replaces the earlier one only when it comes from `revised_keys`.
-public struct DiagnosisKeySet: Sendable {
-    public private(set) var keys: [DiagnosisKey] = []
-    private var index: [RPI: Int] = [:]
-
-    public init() {}
-
-    public mutating func add(_ export: KeyExport) {
-        for key in export.keys { add(key, revised: false) }
-        for key in export.revisedKeys { add(key, revised: true) }
-    }
-
-    public mutating func add(_ key: DiagnosisKey, revised: Bool) {
-        let id = RPI(key.keyData)!
-        if let at = index[id] {
-            if revised { keys[at] = key }
-        } else {
-            index[id] = keys.count
-            keys.append(key)
-        }
-    }
-}
-
-/// The matches of keys met one file at a time, with ``DiagnosisKeySet``'s rules (each key once; a
-/// key met again replaces the earlier only from `revised_keys`) and its order (a key's place is
-/// where it was first met), without holding the keys: only each distinct key's 16 bytes and place
-/// (an `[RPI: Int]` entry, about 40 bytes a key) and the matches.
+/// The matches of keys met one at a time, across files, without holding the keys. Each key counts
+/// once: a key met again (the same 16 bytes) replaces the earlier only when it comes from
+/// `revised_keys` (and may then stop or start matching). The matches come in the order their keys
+/// were first met.
+///
+/// Held: each distinct key's 16 bytes and place (an `[RPI: UInt32]` entry: 20 bytes a slot of the
+/// hash table, which is kept at most 3/4 full and doubles as it grows, so 27–53 bytes a key, and
+/// both tables for a moment while it doubles), and the matches.
 public struct StreamingKeyMatches {
-    private var place: [RPI: Int] = [:]
-    private var matches: [Int: KeyMatch] = [:]
+    private var place: [RPI: UInt32] = [:]
+    private var matches: [UInt32: KeyMatch] = [:]
     public let matcher: ExposureMatcher
 
     public init(matcher: ExposureMatcher) { self.matcher = matcher }
@@ -38,19 +18,13 @@ public struct StreamingKeyMatches {
     /// The distinct keys met.
     public var keyCount: Int { place.count }
 
-    /// A file's keys, as ``DiagnosisKeySet/add(_:)`` takes them: its keys, then its revised keys.
-    public mutating func add(_ export: KeyExport) {
-        for key in export.keys { add(key, revised: false) }
-        for key in export.revisedKeys { add(key, revised: true) }
-    }
-
     public mutating func add(_ key: DiagnosisKey, revised: Bool) {
         let id = RPI(key.keyData)!
         if let at = place[id] {
             guard revised else { return }
             matches[at] = matcher.match(key)
         } else {
-            let at = place.count
+            let at = UInt32(place.count)
             place[id] = at
             if let match = matcher.match(key) { matches[at] = match }
         }

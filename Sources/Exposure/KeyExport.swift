@@ -74,8 +74,12 @@ public struct SignatureInfo: Sendable, Equatable {
     public var signatureAlgorithm: String
 }
 
-/// A parsed key export file (`export.bin` and `export.sig` of a zip).
-public struct KeyExport: Sendable {
+/// A key export file (`export.bin` and `export.sig` of a zip), read through once: export.bin is
+/// inflated, hashed and parsed a piece at a time (``ZipReader/stream(_:_:)``,
+/// ``ExportBinParser``) and each key handed on as soon as it is read, never held; what is kept is
+/// its header's fields, how many keys it held, its SHA-256 (what the signature covers, checked by
+/// ``verify(with:)``) and export.sig's signatures.
+public struct KeyExport {
     public static let header: [UInt8] = Array("EK Export v1    ".utf8)
 
     public var startTimestamp: UInt64?
@@ -84,67 +88,56 @@ public struct KeyExport: Sendable {
     public var batchNumber: Int
     public var batchSize: Int
     public var signatureInfos: [SignatureInfo]
-    public var keys: [DiagnosisKey]
-    public var revisedKeys: [DiagnosisKey]
-    /// export.bin as read (what the signature covers).
-    public var exportBin: [UInt8]
+    /// How many keys (`keys`) and revised keys (`revised_keys`) export.bin held.
+    public var keyCount: Int
+    public var revisedKeyCount: Int
+    /// The SHA-256 of export.bin as read (what the signature covers).
+    public var digest: SHA256Digest
     /// The signatures of export.sig, with what each names.
     public var signatures: [(info: SignatureInfo?, der: [UInt8])]
 
-    /// Reads a zip's `export.bin` and `export.sig`.
-    public init(zip bytes: [UInt8]) throws(ExposureFileError) {
-        try self.init(zip: try ZipReader(bytes))
-    }
-
-    /// Reads `export.bin` and `export.sig` of a zip read through ``ZipReader``.
-    public init(zip: ZipReader) throws(ExposureFileError) {
-        guard let bin = try zip.read("export.bin") else { throw .missingMember("export.bin") }
-        guard let sig = try zip.read("export.sig") else { throw .missingMember("export.sig") }
-        try self.init(exportBin: bin, exportSig: sig)
-    }
-
-    public init(exportBin: [UInt8], exportSig: [UInt8]) throws(ExposureFileError) {
-        guard exportBin.count >= 16, Array(exportBin.prefix(16)) == Self.header else { throw .badHeader }
-        self.exportBin = exportBin
-        var region = ""
-        var batchNumber = 1
-        var batchSize = 1
-        var infos: [SignatureInfo] = []
-        var keys: [DiagnosisKey] = []
-        var revised: [DiagnosisKey] = []
-        var start: UInt64?
-        var end: UInt64?
-        do {
-            var reader = ProtobufReader(exportBin[16...])
-            while let (field, value) = try reader.next() {
-                switch field {
-                case 1: start = value.uint64
-                case 2: end = value.uint64
-                case 3: region = value.string ?? ""
-                case 4: batchNumber = Int(value.int32 ?? 1)
-                case 5: batchSize = Int(value.int32 ?? 1)
-                case 6: if let d = value.data { infos.append(try Self.signatureInfo(d)) }
-                case 7: if let d = value.data { keys.append(try Self.key(d, index: keys.count, list: "keys")) }
-                case 8: if let d = value.data { revised.append(try Self.key(d, index: revised.count, list: "revised_keys")) }
-                default: break
-                }
+    /// Reads a zip's `export.bin` and `export.sig`, handing each key of export.bin to `key` as it is
+    /// read, in the file's order, with whether it is a revised key.
+    ///
+    /// The keys are handed on before the file is known to be whole and signed: when this throws
+    /// (a damaged member, a malformed message, an invalid key) or ``verify(with:)`` does, what was
+    /// made of them must be dropped. A file's errors come in the order reading it whole gave them:
+    /// a member that fails its CRC before a malformed export.bin, a missing export.sig before
+    /// either.
+    public init(zip: ZipReader, key: (DiagnosisKey, _ revised: Bool) -> Void) throws(ExposureFileError) {
+        guard zip.contains("export.bin") else { throw .missingMember("export.bin") }
+        var parser = ExportBinParser()
+        var hash = SHA256()
+        var found: [ExportBinParser.Found] = []
+        var refused: ExposureFileError?
+        try zip.stream("export.bin") { piece in
+            piece.withUnsafeBytes { hash.update(bufferPointer: $0) }
+            guard refused == nil else { return }
+            do throws(ExposureFileError) {
+                try parser.feed(piece, into: &found)
+            } catch {
+                refused = error
             }
-        } catch let error as ProtobufReader.Truncated {
-            throw .badProtobuf(error.what)
-        } catch let error as ExposureFileError {
-            throw error
-        } catch {
-            throw .badProtobuf("\(error)")
+            for (k, revised) in found { key(k, revised) }
+            found.removeAll(keepingCapacity: true)
         }
-        startTimestamp = start
-        endTimestamp = end
-        self.region = region
-        self.batchNumber = batchNumber
-        self.batchSize = batchSize
-        signatureInfos = infos
-        self.keys = keys
-        revisedKeys = revised
+        guard let sig = try zip.read("export.sig") else { throw .missingMember("export.sig") }
+        if let refused { throw refused }
+        try parser.finish()
+        startTimestamp = parser.startTimestamp
+        endTimestamp = parser.endTimestamp
+        region = parser.region
+        batchNumber = parser.batchNumber
+        batchSize = parser.batchSize
+        signatureInfos = parser.signatureInfos
+        keyCount = parser.keyCount
+        revisedKeyCount = parser.revisedKeyCount
+        digest = hash.finalize()
+        signatures = try Self.signatures(sig)
+    }
 
+    /// The signatures of export.sig (a `TEKSignatureList`).
+    static func signatures(_ exportSig: [UInt8]) throws(ExposureFileError) -> [(info: SignatureInfo?, der: [UInt8])] {
         var signatures: [(info: SignatureInfo?, der: [UInt8])] = []
         do {
             var reader = ProtobufReader(exportSig[...])
@@ -154,7 +147,7 @@ public struct KeyExport: Sendable {
                 var info: SignatureInfo?
                 var der: [UInt8] = []
                 while let (f, v) = try inner.next() {
-                    if f == 1, let i = v.data { info = try Self.signatureInfo(i) }
+                    if f == 1, let i = v.data { info = try ExportBinParser.signatureInfo(i) }
                     if f == 4, let s = v.data { der = Array(s) }
                 }
                 signatures.append((info, der))
@@ -162,56 +155,7 @@ public struct KeyExport: Sendable {
         } catch {
             throw .badProtobuf("export.sig is not a valid TEKSignatureList")
         }
-        self.signatures = signatures
-    }
-
-    static func signatureInfo(_ bytes: ArraySlice<UInt8>) throws -> SignatureInfo {
-        var reader = ProtobufReader(bytes)
-        var info = SignatureInfo(verificationKeyVersion: "", verificationKeyID: "", signatureAlgorithm: "")
-        while let (field, value) = try reader.next() {
-            switch field {
-            case 3: info.verificationKeyVersion = value.string ?? ""
-            case 4: info.verificationKeyID = value.string ?? ""
-            case 5: info.signatureAlgorithm = value.string ?? ""
-            default: break
-            }
-        }
-        return info
-    }
-
-    static func key(_ bytes: ArraySlice<UInt8>, index: Int, list: String) throws -> DiagnosisKey {
-        var reader = ProtobufReader(bytes)
-        var data: [UInt8]?
-        var trl: Int?
-        var start: Int32?
-        var period: Int32 = 144
-        var report: ReportType?
-        var onset: Int?
-        while let (field, value) = try reader.next() {
-            switch field {
-            case 1: data = value.data.map(Array.init)
-            case 2: trl = value.int32.map(Int.init)
-            case 3: start = value.int32
-            case 4: period = value.int32 ?? 144
-            case 5: report = value.int32.flatMap { ReportType(rawValue: Int($0)) } ?? .unknown
-            case 6: onset = value.sint32.map(Int.init)
-            default: break
-            }
-        }
-        let which = "\(list)[\(index)]"
-        guard let data, data.count == 16 else {
-            throw ExposureFileError.badKey("\(which): key_data is \(data?.count ?? 0) bytes; a temporary exposure key is 16")
-        }
-        guard let start, start >= 0 else { throw ExposureFileError.badKey("\(which): rolling_start_interval_number missing or negative") }
-        guard (1...144).contains(period) else {
-            throw ExposureFileError.badKey("\(which): rolling_period \(period) is out of range (1–144)")
-        }
-        if let trl, !(0...8).contains(trl) {
-            throw ExposureFileError.badKey("\(which): transmission_risk_level \(trl) is out of range (0–8)")
-        }
-        return DiagnosisKey(
-            keyData: data, transmissionRiskLevel: trl, rollingStartIntervalNumber: UInt32(start), rollingPeriod: Int(period),
-            reportType: report, daysSinceOnsetOfSymptoms: onset)
+        return signatures
     }
 
     /// Checks the file's signature against the configured public keys. Throws `.unverified`
@@ -230,7 +174,7 @@ public struct KeyExport: Sendable {
                 problems.append("the signature for key \"\(id)\" \"\(version)\" is not a DER ECDSA signature")
                 continue
             }
-            if key.publicKey.isValidSignature(signature, for: exportBin) { return }
+            if key.publicKey.isValidSignature(signature, for: digest) { return }
             problems.append("the signature does not match export.bin under key \"\(id)\" \"\(version)\" (tampered, or signed by another key)")
         }
         throw .unverified(problems.joined(separator: "; "))

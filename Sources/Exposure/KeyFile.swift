@@ -6,8 +6,9 @@ import Glibc
 /// A key export file on disk, read without holding it: what is not a regular file is refused
 /// before it is opened (a FIFO opened for reading would wait for a writer), and a regular file is
 /// read through ``ZipReader`` by offset (`pread`): its last 64 KiB + 22 bytes, its central
-/// directory and the two members, each within ``ZipReader/maximumMemberBytes``. Its size does not
-/// matter: a 3 GB file costs what its members cost.
+/// directory, then export.bin streamed 64 KiB at a time (read, inflated, hashed and parsed into
+/// keys handed on one by one: ``KeyExport/init(zip:key:)``) and export.sig. Neither the file's size
+/// nor its number of keys matters: what is held is a few pieces of 64 KiB, one key and export.sig.
 public enum KeyFile {
     /// What `mode` is when it is not a regular file ("a directory", "a FIFO (named pipe)", …); nil
     /// for a regular file.
@@ -33,8 +34,9 @@ public enum KeyFile {
         if let kind = kind(st.st_mode) { throw .notAFile(kind) }
     }
 
-    /// Reads the key export at `path` (see ``KeyFile``).
-    public static func read(_ path: String) throws(ExposureFileError) -> KeyExport {
+    /// Reads the key export at `path` (see ``KeyFile``), handing each key to `key` as it is read
+    /// (with ``KeyExport/init(zip:key:)``'s caveat: drop what was made of them if this throws).
+    public static func read(_ path: String, key: (DiagnosisKey, _ revised: Bool) -> Void) throws(ExposureFileError) -> KeyExport {
         try check(path)
         // O_NONBLOCK: should the path have become a FIFO since it was checked, the open does not
         // wait for a writer; fstat of the descriptor then refuses it. (Regular files ignore it.)
@@ -48,7 +50,7 @@ public enum KeyFile {
         let zip = try ZipReader(size: size) { (offset, count) throws(ExposureFileError) in
             try Self.pread(fd, offset: offset, count: count)
         }
-        return try KeyExport(zip: zip)
+        return try KeyExport(zip: zip, key: key)
     }
 
     /// Exactly `count` bytes at `offset`, or a refusal (the file shrank, or an I/O error).

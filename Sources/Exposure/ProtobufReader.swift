@@ -41,16 +41,48 @@ struct ProtobufReader {
     }
 
     private mutating func varint() throws(Truncated) -> UInt64 {
+        guard let (value, end) = try Self.varint(bytes, at) else { throw Truncated(what: "a number runs past the end") }
+        at = end
+        return value
+    }
+
+    /// The varint at `at` and where it ends; nil when `bytes` ends first.
+    private static func varint(_ bytes: ArraySlice<UInt8>, _ start: Int) throws(Truncated) -> (value: UInt64, end: Int)? {
         var value: UInt64 = 0
         var shift: UInt64 = 0
+        var at = start
         while true {
-            guard at < bytes.endIndex else { throw Truncated(what: "a number runs past the end") }
+            guard at < bytes.endIndex else { return nil }
             let byte = bytes[at]
             at += 1
             guard shift < 64 else { throw Truncated(what: "a number is longer than 10 bytes") }
             value |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return value }
+            if byte & 0x80 == 0 { return (value, at) }
             shift += 7
+        }
+    }
+
+    /// The field that starts `bytes`, known from its first bytes: its number, wire type and
+    /// length (tag and value, in bytes), without its value; nil while `bytes` ends before that is
+    /// known. What ``next()`` refuses in a tag or a length is refused here the same way; a length
+    /// beyond 2 GiB is refused as longer than what is left (no message it is read from is that
+    /// long).
+    static func head(_ bytes: ArraySlice<UInt8>) throws(Truncated) -> (field: Int, wire: UInt64, length: Int)? {
+        let start = bytes.startIndex
+        guard let (tag, afterTag) = try varint(bytes, start) else { return nil }
+        let field = Int(tag >> 3)
+        guard field > 0, field < 1 << 29 else { throw Truncated(what: "a field number of 0 or out of range") }
+        switch tag & 7 {
+        case 0:
+            guard let (_, end) = try varint(bytes, afterTag) else { return nil }
+            return (field, 0, end - start)
+        case 1: return (field, 1, afterTag + 8 - start)
+        case 2:
+            guard let (length, end) = try varint(bytes, afterTag) else { return nil }
+            guard length < 1 << 31 else { throw Truncated(what: "field \(field) is longer than what is left") }
+            return (field, 2, end - start + Int(length))
+        case 5: return (field, 5, afterTag + 4 - start)
+        default: throw Truncated(what: "field \(field) has wire type \(tag & 7), which is not used here")
         }
     }
 

@@ -7,7 +7,8 @@ import CZlib
 /// The archive is read through `readAt` (bytes at an offset), never whole: the end of central
 /// directory from the last 64 KiB + 22 bytes, the central directory (at most
 /// ``maximumDirectoryBytes``), then each member asked for by its offset (at most
-/// ``maximumMemberBytes``). ``KeyFile`` reads a file this way with `pread`; an archive held in
+/// ``maximumMemberBytes`` inflated), read and inflated ``chunkBytes`` at a time and handed on in
+/// pieces (``stream(_:_:)``). ``KeyFile`` reads a file this way with `pread`; an archive held in
 /// memory is read from its array.
 public struct ZipReader {
     public struct Member: Sendable {
@@ -98,9 +99,28 @@ public struct ZipReader {
         self.members = members
     }
 
-    /// The uncompressed bytes of the member called `name`; nil when there is none.
+    /// The size of the pieces a member is read and handed out in.
+    public static let chunkBytes = 64 << 10
+
+    /// Whether the archive has a member called `name`.
+    public func contains(_ name: String) -> Bool { members.contains { $0.name == name } }
+
+    /// The uncompressed bytes of the member called `name`, whole; nil when there is none. For small
+    /// members (export.sig); ``stream(_:_:)`` reads one without holding it.
     public func read(_ name: String) throws(ExposureFileError) -> [UInt8]? {
-        guard let member = members.first(where: { $0.name == name }) else { return nil }
+        guard contains(name) else { return nil }
+        var out: [UInt8] = []
+        try stream(name) { out += $0 }
+        return out
+    }
+
+    /// Hands the member called `name`, uncompressed, to `body` in pieces of at most
+    /// ``chunkBytes``, in order, as it is read and inflated: at most one piece of it and one of its
+    /// compressed bytes are held at a time. Its CRC-32 and size are checked at its end: a damaged
+    /// member throws after `body` has seen its bytes, so what `body` makes of them counts only once
+    /// this returns. Throws ``ExposureFileError/missingMember(_:)`` when there is no such member.
+    public func stream(_ name: String, _ body: (ArraySlice<UInt8>) -> Void) throws(ExposureFileError) {
+        guard let member = members.first(where: { $0.name == name }) else { throw .missingMember(name) }
         let at = member.localHeaderOffset
         guard at + 30 <= size else { throw .badZip("\(name): local header missing (truncated?)") }
         let header = try readAt(at, 30)
@@ -112,43 +132,32 @@ public struct ZipReader {
         else {
             throw .badZip("\(name) would be \(member.size) bytes; at most \(Self.maximumMemberBytes) are read")
         }
-        let data = try readAt(start, member.compressedSize)
-        let out: [UInt8]
+        var crc = UInt32(crc32(0, nil, 0))
+        func checked(_ piece: ArraySlice<UInt8>) {
+            crc = piece.withUnsafeBufferPointer { UInt32(crc32(UInt(crc), $0.baseAddress, UInt32($0.count))) }
+            body(piece)
+        }
+        // The compressed bytes, a piece at a time.
+        var offset = start
+        let end = start + member.compressedSize
+        func next() throws(ExposureFileError) -> [UInt8]? {
+            guard offset < end else { return nil }
+            let count = min(Self.chunkBytes, end - offset)
+            defer { offset += count }
+            return try readAt(offset, count)
+        }
         switch member.method {
         case 0:
             guard member.compressedSize == member.size else { throw .badZip("\(name): stored member with two sizes") }
-            out = data
+            while let piece = try next() { checked(piece[...]) }
         case 8:
-            out = try Self.inflate(data[...], size: member.size, name: name)
+            let inflater = try Inflater(name: name, size: member.size)
+            while let piece = try next() { try inflater.feed(piece[...], checked) }
+            try inflater.finish()
         default:
             throw .badZip("\(name) uses compression method \(member.method); only stored (0) and deflate (8) are read")
         }
-        let crc = out.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
         guard crc == member.crc else { throw .badZip("\(name): CRC-32 mismatch (damaged archive)") }
-        return out
-    }
-
-    static func inflate(_ input: ArraySlice<UInt8>, size: Int, name: String) throws(ExposureFileError) -> [UInt8] {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw .badZip("\(name): zlib could not start")
-        }
-        defer { inflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: size)
-        var input = Array(input)
-        let status: Int32 = input.withUnsafeMutableBufferPointer { inBuffer in
-            output.withUnsafeMutableBufferPointer { outBuffer in
-                stream.next_in = inBuffer.baseAddress
-                stream.avail_in = UInt32(inBuffer.count)
-                stream.next_out = outBuffer.baseAddress
-                stream.avail_out = UInt32(outBuffer.count)
-                return CZlib.inflate(&stream, Z_FINISH)
-            }
-        }
-        guard status == Z_STREAM_END, Int(stream.total_out) == size else {
-            throw .badZip("\(name): the deflated data is damaged or truncated")
-        }
-        return output
     }
 
     static func u16(_ b: [UInt8], _ at: Int) -> UInt16 {

@@ -18,7 +18,7 @@ struct KeyExportTests {
     }
 
     @Test func parsesAndVerifies() throws {
-        let export = try KeyExport(zip: Self.file().zip())
+        let export = try ReadExport(zip: Self.file().zip())
         #expect(export.region == "GB")
         #expect(export.batchNumber == 1 && export.batchSize == 1)
         #expect(export.startTimestamp == 1_795_000_000 && export.endTimestamp == 1_795_086_400)
@@ -34,7 +34,7 @@ struct KeyExportTests {
 
     @Test func revisedKeysReplaceAndDuplicatesCountOnce() throws {
         var set = DiagnosisKeySet()
-        let export = try KeyExport(zip: Self.file().zip())
+        let export = try ReadExport(zip: Self.file().zip())
         set.add(export)
         set.add(export)  // the same file twice
         #expect(set.keys.count == 2)
@@ -43,7 +43,7 @@ struct KeyExportTests {
         var other = Self.file()
         other.keys = [TestKey(data: Array(16..<32), trl: 8, start: 2_991_600)]
         other.revisedKeys = []
-        set.add(try KeyExport(zip: other.zip()))
+        set.add(try ReadExport(zip: other.zip()))
         #expect(set.keys.count == 2 && set.keys[1].transmissionRiskLevel == nil)
     }
 
@@ -53,7 +53,7 @@ struct KeyExportTests {
             b[b.count - 3] ^= 0x01  // a bit of the last key's data; the zip's CRC is made for it
             return b
         }
-        let export = try KeyExport(zip: zip)
+        let export = try ReadExport(zip: zip)
         #expect(throws: ExposureFileError.self) { try export.verify(with: Self.verificationKeys) }
         do {
             try export.verify(with: Self.verificationKeys)
@@ -63,7 +63,7 @@ struct KeyExportTests {
     }
 
     @Test func wrongKeyIsRefused() throws {
-        let export = try KeyExport(zip: Self.file().zip())
+        let export = try ReadExport(zip: Self.file().zip())
         let other = P256.Signing.PrivateKey().publicKey
         #expect(throws: ExposureFileError.self) { try export.verify(with: [VerificationKey(id: "test-id", version: "v1", publicKey: other)]) }
         // No key configured under the file's id and version.
@@ -76,42 +76,42 @@ struct KeyExportTests {
         // Signed by another key, named as ours.
         var forged = Self.file()
         forged.signer = P256.Signing.PrivateKey()
-        #expect(throws: ExposureFileError.self) { try KeyExport(zip: forged.zip()).verify(with: Self.verificationKeys) }
+        #expect(throws: ExposureFileError.self) { try ReadExport(zip: forged.zip()).verify(with: Self.verificationKeys) }
     }
 
     @Test func truncatedZipIsRefused() throws {
         let zip = Self.file().zip()
         for cut in [0, 10, zip.count / 2, zip.count - 10] {
-            #expect(throws: ExposureFileError.self) { try KeyExport(zip: Array(zip.prefix(cut))) }
+            #expect(throws: ExposureFileError.self) { try ReadExport(zip: Array(zip.prefix(cut))) }
         }
-        #expect(throws: ExposureFileError.self) { try KeyExport(zip: Array("not a zip at all".utf8)) }
+        #expect(throws: ExposureFileError.self) { try ReadExport(zip: Array("not a zip at all".utf8)) }
     }
 
     @Test func damagedMemberFailsItsCRC() throws {
         var zip = Self.file().zip()
         zip[40] ^= 0xFF  // inside export.bin's data (its local header is 30 + 10 bytes)
-        #expect(throws: ExposureFileError.badZip("export.bin: CRC-32 mismatch (damaged archive)")) { try KeyExport(zip: zip) }
+        #expect(throws: ExposureFileError.badZip("export.bin: CRC-32 mismatch (damaged archive)")) { try ReadExport(zip: zip) }
     }
 
     @Test func missingMembers() {
         let bin = Self.file().exportBin
-        #expect(throws: ExposureFileError.missingMember("export.sig")) { try KeyExport(zip: ZipWriter.stored([("export.bin", bin)])) }
-        #expect(throws: ExposureFileError.missingMember("export.bin")) { try KeyExport(zip: ZipWriter.stored([("export.sig", [])])) }
+        #expect(throws: ExposureFileError.missingMember("export.sig")) { try ReadExport(zip: ZipWriter.stored([("export.bin", bin)])) }
+        #expect(throws: ExposureFileError.missingMember("export.bin")) { try ReadExport(zip: ZipWriter.stored([("export.sig", [])])) }
     }
 
     @Test func wrongHeader() {
         let bin = Self.file().exportBin
         var wrong = bin
         wrong[11] = UInt8(ascii: "2")  // "EK Export v2"
-        #expect(throws: ExposureFileError.badHeader) { try KeyExport(exportBin: wrong, exportSig: []) }
-        #expect(throws: ExposureFileError.badHeader) { try KeyExport(exportBin: Array(bin.prefix(10)), exportSig: []) }
+        #expect(throws: ExposureFileError.badHeader) { try ReadExport(exportBin: wrong, exportSig: []) }
+        #expect(throws: ExposureFileError.badHeader) { try ReadExport(exportBin: Array(bin.prefix(10)), exportSig: []) }
     }
 
     @Test func truncatedProtobuf() {
         let bin = Self.file().exportBin
-        #expect(throws: ExposureFileError.self) { try KeyExport(exportBin: Array(bin.dropLast(5)), exportSig: []) }
+        #expect(throws: ExposureFileError.self) { try ReadExport(exportBin: Array(bin.dropLast(5)), exportSig: []) }
         do {
-            _ = try KeyExport(exportBin: Array(bin.dropLast(5)), exportSig: [])
+            _ = try ReadExport(exportBin: Array(bin.dropLast(5)), exportSig: [])
         } catch {
             #expect(error.description.hasPrefix("export.bin is not a valid TemporaryExposureKeyExport"))
         }
@@ -122,7 +122,7 @@ struct KeyExportTests {
             var f = TestExportFile()
             f.keys = [key]
             do {
-                _ = try KeyExport(exportBin: f.exportBin, exportSig: [])
+                _ = try ReadExport(exportBin: f.exportBin, exportSig: [])
                 return nil
             } catch {
                 return error.description
@@ -139,7 +139,24 @@ struct KeyExportTests {
         // A deflate stream of "hello hello hello" (raw, as zip stores it), written with zlib's
         // fixed Huffman codes by Python's zlib.compressobj(wbits=-15).
         let deflated: [UInt8] = [0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x90, 0x00]
-        #expect(try ZipReader.inflate(deflated[...], size: 17, name: "x") == Array("hello hello hello".utf8))
-        #expect(throws: ExposureFileError.self) { try ZipReader.inflate(deflated.prefix(5), size: 17, name: "x") }
+        func inflated(_ bytes: ArraySlice<UInt8>, size: Int, step: Int) throws(ExposureFileError) -> [UInt8] {
+            let inflater = try Inflater(name: "x", size: size)
+            var out: [UInt8] = []
+            for at in stride(from: bytes.startIndex, to: bytes.endIndex, by: step) {
+                try inflater.feed(bytes[at..<min(at + step, bytes.endIndex)]) { out += $0 }
+            }
+            try inflater.finish()
+            return out
+        }
+        // Fed whole or a byte at a time: the same bytes.
+        let whole = try inflated(deflated[...], size: 17, step: deflated.count)
+        let bytewise = try inflated(deflated[...], size: 17, step: 1)
+        #expect(whole == Array("hello hello hello".utf8))
+        #expect(bytewise == whole)
+        // Cut short, or inflating to another size than the member says: refused.
+        let damaged = ExposureFileError.badZip("x: the deflated data is damaged or truncated")
+        #expect(throws: damaged) { try inflated(deflated.prefix(5), size: 17, step: 1) }
+        #expect(throws: damaged) { try inflated(deflated[...], size: 16, step: 1) }
+        #expect(throws: damaged) { try inflated(deflated[...], size: 18, step: 3) }
     }
 }

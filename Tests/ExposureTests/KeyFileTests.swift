@@ -28,42 +28,44 @@ struct KeyFileTests {
         // Entry count all ones, as a zip64 archive writes it.
         var counted = zip
         counted.replaceSubrange((Self.eocd(zip) + 8)..<(Self.eocd(zip) + 12), with: [0xFF, 0xFF, 0xFF, 0xFF])
-        #expect(throws: Self.zip64Refusal) { try KeyExport(zip: counted) }
+        #expect(throws: Self.zip64Refusal) { try ReadExport(zip: counted) }
         // Central directory offset all ones.
         var offset = zip
         offset.replaceSubrange((Self.eocd(zip) + 16)..<(Self.eocd(zip) + 20), with: [0xFF, 0xFF, 0xFF, 0xFF])
-        #expect(throws: Self.zip64Refusal) { try KeyExport(zip: offset) }
+        #expect(throws: Self.zip64Refusal) { try ReadExport(zip: offset) }
         // A zip64 end of central directory locator just before the end of central directory.
         var located = Array(zip[..<Self.eocd(zip)])
         located += ZipWriter.le32(0x0706_4b50) + ZipWriter.le32(0) + [UInt8](repeating: 0, count: 8) + ZipWriter.le32(1)
         located += zip[Self.eocd(zip)...]
-        #expect(throws: Self.zip64Refusal) { try KeyExport(zip: located) }
+        #expect(throws: Self.zip64Refusal) { try ReadExport(zip: located) }
         // A member whose sizes are all ones (they are in its zip64 extra field).
         var member = zip
         let directory = Self.directory(zip)
         member.replaceSubrange((directory + 20)..<(directory + 28), with: [UInt8](repeating: 0xFF, count: 8))
-        #expect(throws: Self.zip64Refusal) { try KeyExport(zip: member) }
+        #expect(throws: Self.zip64Refusal) { try ReadExport(zip: member) }
         // The file itself still reads.
-        #expect(try KeyExport(zip: zip).keys.count == 2)
+        let whole = try ReadExport(zip: zip)
+        #expect(whole.keys.count == 2)
     }
 
     @Test func notRegularFilesAreRefusedUnopened() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        #expect(throws: ExposureFileError.notAFile("a directory")) { try KeyFile.read(dir.path) }
+        #expect(throws: ExposureFileError.notAFile("a directory")) { try KeyFile.read(dir.path) { _, _ in } }
         #expect(ExposureFileError.notAFile("a directory").description == "is a directory, not a key export file (.zip)")
         // A FIFO with no writer: opened for reading it would wait for ever.
         let fifo = dir.appendingPathComponent("keys.zip").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        #expect(throws: ExposureFileError.notAFile("a FIFO (named pipe)")) { try KeyFile.read(fifo) }
-        #expect(throws: ExposureFileError.notAFile("a character device")) { try KeyFile.read("/dev/null") }
-        #expect(throws: ExposureFileError.unreadable("No such file or directory")) { try KeyFile.read(dir.appendingPathComponent("absent.zip").path) }
+        #expect(throws: ExposureFileError.notAFile("a FIFO (named pipe)")) { try KeyFile.read(fifo) { _, _ in } }
+        #expect(throws: ExposureFileError.notAFile("a character device")) { try KeyFile.read("/dev/null") { _, _ in } }
+        #expect(throws: ExposureFileError.unreadable("No such file or directory")) { try KeyFile.read(dir.appendingPathComponent("absent.zip").path) { _, _ in } }
         // A symbolic link to a key file is the key file.
         let file = dir.appendingPathComponent("real.zip")
         try Data(KeyExportTests.file().zip()).write(to: file)
         let link = dir.appendingPathComponent("link.zip").path
         #expect(symlink(file.path, link) == 0)
-        #expect(try KeyFile.read(link).keys.count == 2)
+        let linked = try KeyFile.read(link) { _, _ in }
+        #expect(linked.keyCount == 2)
     }
 
     /// A zip whose members are at its start and whose central directory is 3 GB later, past a
@@ -82,14 +84,15 @@ struct KeyFileTests {
         try handle.seek(toOffset: UInt64(far))
         try handle.write(contentsOf: Data(tail))
         try handle.close()
-        let export = try KeyFile.read(path)
-        #expect(export.keys.count == 2 && export.region == "GB")
+        var keys = 0
+        let export = try KeyFile.read(path) { _, _ in keys += 1 }
+        #expect(keys == 3 && export.keyCount == 2 && export.revisedKeyCount == 1 && export.region == "GB")
         try export.verify(with: KeyExportTests.verificationKeys)
         // The same size of nothing but the hole: refused from its last 64 KiB.
         let junk = dir.appendingPathComponent("junk.zip").path
         #expect(FileManager.default.createFile(atPath: junk, contents: nil))
         #expect(truncate(junk, off_t(far)) == 0)
-        #expect(throws: ExposureFileError.badZip("no end of central directory: not a zip file, or truncated")) { try KeyFile.read(junk) }
+        #expect(throws: ExposureFileError.badZip("no end of central directory: not a zip file, or truncated")) { try KeyFile.read(junk) { _, _ in } }
     }
 
     @Test func oversizedCentralDirectoryIsNotRead() throws {
@@ -100,7 +103,7 @@ struct KeyFileTests {
         let at = zip.count - 22
         zip.replaceSubrange((at + 12)..<(at + 20), with: ZipWriter.le32(UInt32(2 << 20)) + ZipWriter.le32(0))
         #expect(throws: ExposureFileError.badZip("the central directory takes \(2 << 20) bytes; at most \(1 << 20) are read")) {
-            try KeyExport(zip: zip)
+            try ReadExport(zip: zip)
         }
     }
 }

@@ -81,10 +81,10 @@ struct TestExportFile {
 
     /// The zip (stored members), with `bin` instead of the true export.bin when given (signed
     /// before the change: a tampered file).
-    func zip(tamper: (([UInt8]) -> [UInt8])? = nil) -> [UInt8] {
+    func zip(deflated: Bool = false, tamper: (([UInt8]) -> [UInt8])? = nil) -> [UInt8] {
         let bin = exportBin
         let sig = exportSig(for: bin)
-        return ZipWriter.stored([("export.bin", tamper?(bin) ?? bin), ("export.sig", sig)])
+        return ZipWriter.stored([("export.bin", tamper?(bin) ?? bin), ("export.sig", sig)], deflated: deflated)
     }
 
     /// The public key in the form `[exposure] verification_keys` takes.
@@ -104,16 +104,32 @@ enum ZipWriter {
     static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
     static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
 
-    static func stored(_ members: [(String, [UInt8])]) -> [UInt8] {
+    /// `data` as a deflate stream of stored blocks (type 00: no compression, at most 65,535
+    /// bytes a block), which any inflater reads.
+    static func deflateStored(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var at = 0
+        repeat {
+            let n = min(65_535, data.count - at)
+            out.append(at + n == data.count ? 1 : 0)  // BFINAL on the last block, BTYPE 00
+            out += le16(n) + le16(n ^ 0xFFFF) + data[at..<(at + n)]
+            at += n
+        } while at < data.count
+        return out
+    }
+
+    /// A zip of `members`, stored, or deflated (method 8) in stored blocks.
+    static func stored(_ members: [(String, [UInt8])], deflated: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         var central: [UInt8] = []
         for (name, data) in members {
             let offset = UInt32(out.count)
             let crc = crc32(data)
             let n = Array(name.utf8)
-            let common = le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21) + le32(crc) + le32(UInt32(data.count)) + le32(UInt32(data.count))
-                + le16(n.count) + le16(0)
-            out += le32(0x0403_4b50) + common + n + data
+            let body = deflated ? deflateStored(data) : data
+            let common = le16(20) + le16(0) + le16(deflated ? 8 : 0) + le16(0) + le16(0x21) + le32(crc) + le32(UInt32(body.count))
+                + le32(UInt32(data.count)) + le16(n.count) + le16(0)
+            out += le32(0x0403_4b50) + common + n + body
             central += le32(0x0201_4b50) + le16(20) + common + le16(0) + le16(0) + le16(0) + le32(0) + le32(offset) + n
         }
         let start = UInt32(out.count)
@@ -124,3 +140,57 @@ enum ZipWriter {
 }
 
 func randomKey() -> [UInt8] { (0..<16).map { _ in UInt8.random(in: 0...255) } }
+
+/// A key export read through, for the tests: what ``KeyExport`` kept (its fields read through
+/// this) and every key it handed on.
+@dynamicMemberLookup
+struct ReadExport {
+    var export: KeyExport
+    var keys: [DiagnosisKey] = []
+    var revisedKeys: [DiagnosisKey] = []
+
+    init(_ zip: ZipReader) throws(ExposureFileError) {
+        var keys: [DiagnosisKey] = []
+        var revised: [DiagnosisKey] = []
+        export = try KeyExport(zip: zip) { key, isRevised in
+            if isRevised { revised.append(key) } else { keys.append(key) }
+        }
+        self.keys = keys
+        revisedKeys = revised
+    }
+
+    init(zip: [UInt8]) throws(ExposureFileError) { try self.init(try ZipReader(zip)) }
+
+    /// export.bin and export.sig as they are, in a zip.
+    init(exportBin: [UInt8], exportSig: [UInt8]) throws(ExposureFileError) {
+        try self.init(zip: ZipWriter.stored([("export.bin", exportBin), ("export.sig", exportSig)]))
+    }
+
+    subscript<T>(dynamicMember path: KeyPath<KeyExport, T>) -> T { export[keyPath: path] }
+
+    func verify(with keys: [VerificationKey]) throws(ExposureFileError) { try export.verify(with: keys) }
+}
+
+/// The diagnosis keys of one or more key files, each key once, held: the rules of
+/// ``StreamingKeyMatches`` written plainly, for the tests to hold it to. A key met again (the same
+/// 16 bytes) replaces the earlier one only when it comes from `revised_keys`.
+struct DiagnosisKeySet {
+    private(set) var keys: [DiagnosisKey] = []
+    private var index: [RPI: Int] = [:]
+
+    /// A file's keys: its keys, then its revised keys.
+    mutating func add(_ export: ReadExport) {
+        for key in export.keys { add(key, revised: false) }
+        for key in export.revisedKeys { add(key, revised: true) }
+    }
+
+    mutating func add(_ key: DiagnosisKey, revised: Bool) {
+        let id = RPI(key.keyData)!
+        if let at = index[id] {
+            if revised { keys[at] = key }
+        } else {
+            index[id] = keys.count
+            keys.append(key)
+        }
+    }
+}
