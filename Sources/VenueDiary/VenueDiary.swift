@@ -154,6 +154,15 @@ public struct VenueDiary {
     /// The clock new visits are stamped with.
     public var clock: DiaryClock { writer.clock }
 
+    /// The synchronised wall clock has stepped (``DiaryKeeper`` holds diary time on the steady
+    /// clock meanwhile): new visits are stamped with boot `bootID` and `wallMinusBoot` (the
+    /// reading diary time still follows), so that ``synchronise(bootID:wallMinusBoot:)`` corrects
+    /// them if the step is followed after all, and leaves them as they are (a step of 0) if the
+    /// clock comes back.
+    public mutating func desynchronise(bootID: String, wallMinusBoot: Double) {
+        writer.desynchronise(bootID: bootID, wallMinusBoot: wallMinusBoot)
+    }
+
     /// The system clock of boot `bootID` has just been synchronised; its `wall − CLOCK_BOOTTIME`
     /// is now `wallMinusBoot`. Writes what waits, then corrects, in the same transaction, the
     /// times of every stored visit recorded before sync in this boot (by this process or an
