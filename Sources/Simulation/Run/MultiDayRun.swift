@@ -110,7 +110,7 @@ public struct MultiDayRun {
             let limit = now - Double(recordingDays) * DaySchedule.secondsPerDay - DiaryPipeline.purgeInterval
             expired = ends.filter { $0 < limit }.count
         }
-        let purged = run.pipeline.counters.purged
+        let purged = run.purgedVisits
         // Identities the diary held yesterday and holds no more: their bytes must be gone from the
         // file too (secure_delete). Checked once, the day they go: one that comes back is held again.
         let payloads = Set(visits.map(\.payload))

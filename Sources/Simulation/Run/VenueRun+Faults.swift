@@ -189,16 +189,24 @@ extension VenueRun {
         wallError.value = -(clockBehind ?? 0)
         if let synchronisesAt { faultActions.schedule(.stepClock(fault: -1, by: clockBehind ?? 0, back: false), at: synchronisesAt) }
         let reopened = try DiaryStore(path: diaryPath)
+        let previous = keeper
         keeper = try DiaryKeeper(
             store: reopened, path: "simulated diary", settings: setup.diary, steady: air.now, wall: wall,
             synchronised: clockBehind == nil, boot: .init(bootID: boot.id, wallMinusBoot: wall), notices: &opening)
         store = reopened
+        let counted = previous.counters
+        earlierKeepers.checkIns += counted.checkIns
+        earlierKeepers.checkOuts += counted.checkOuts
+        earlierKeepers.reopened += counted.reopened
+        earlierKeepers.walkPasts += counted.walkPasts
+        earlierKeepers.writeErrors += counted.writeErrors
+        earlierPurged += previous.pipeline.counters.purged
         core = try Self.node(
             setup: setup, identity: identity, schedule: schedule, air: air, steadyNow: steadyNow, wallError: wallError, origin: origin)
         powered = true
         backoff = ReopenBackoff()
         session = .up(since: air.now)
-        nextTick = air.now
+        nextTick = air.now.rounded(.up)  // once a second, as before
         carry(core.report(.opening(Air.name), now: instant()))
         carry(core.start(now: instant()))
     }

@@ -71,6 +71,9 @@ public struct VenueRun {
     var faultsInProgress: [Int: FaultOutcome] = [:]
     var faultOutcomes: [FaultOutcome] = []
     var faultCount = 0
+    /// The counts of the diary loops before the last restart (a restart starts a new keeper).
+    var earlierKeepers = DiaryKeeper.Counters()
+    var earlierPurged = 0
     var controllerFault: Int?
     var clockFaultEnding: Int?
     var unsynchronisedFault: Int?
@@ -124,7 +127,7 @@ public struct VenueRun {
             engine: HostEngine(
                 configuration: try setup.hostConfiguration(identity: identity, gate: SignalWriteGate(), switchedOn: switchedOn)),
             loop: loop,
-            firstTick: air.instant(now), steady: { _ in steadyNow.value },
+            firstTick: air.instant(now.rounded(.up)), steady: { _ in steadyNow.value },
             // The status line's present phones are not shown here; the wall is virtual (and wrong
             // by the wall clock's error, as a stepped or unsynchronised clock is).
             tickInfo: { NodeLoop.Tick(wall: origin + $0 + wallError.value) })
@@ -144,7 +147,18 @@ public struct VenueRun {
     public var pipeline: DiaryPipeline { keeper.pipeline }
 
     /// What the loop carried.
-    public var counters: Counters { Counters(diary: keeper.counters, restarts: restarts) }
+    public var counters: Counters {
+        var diary = keeper.counters
+        diary.checkIns += earlierKeepers.checkIns
+        diary.checkOuts += earlierKeepers.checkOuts
+        diary.reopened += earlierKeepers.reopened
+        diary.walkPasts += earlierKeepers.walkPasts
+        diary.writeErrors += earlierKeepers.writeErrors
+        return Counters(diary: diary, restarts: restarts)
+    }
+
+    /// Visits the diary's retention deleted since the run began (over restarts).
+    public var purgedVisits: Int { earlierPurged + keeper.pipeline.counters.purged }
 
     /// Runs until virtual time `end` (or the first moment after it the loop reaches).
     public mutating func run(until end: Double) {
