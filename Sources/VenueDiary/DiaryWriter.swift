@@ -139,6 +139,12 @@ struct DiaryWriter {
         self.clock = clock
     }
 
+    /// The wall clock can no longer be trusted (it stepped while synchronised): new visits are
+    /// stamped with boot `bootID` and `wallMinusBoot`, as before a sync, until ``synchronise``.
+    mutating func desynchronise(bootID: String, wallMinusBoot: Double) {
+        clock = .unsynchronised(bootID: bootID, wallMinusBoot: wallMinusBoot)
+    }
+
     /// Remembers the row of a visit resumed after a restart.
     mutating func resumed(_ key: VisitKey, _ visit: StoredVisit) {
         rows[key] = visit

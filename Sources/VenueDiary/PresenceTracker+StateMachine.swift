@@ -23,7 +23,7 @@ extension PresenceTracker {
         var s = slots[i]
         switch s.phase {
         case .pending, .checkedIn:
-            if time - s.last > checkOut {
+            if time - s.unseenSince > checkOut {
                 end(i, &s, idleSince: time)
                 forgetCarriers(i)
                 open(&s, time: time, rssi: rssi)
@@ -49,6 +49,7 @@ extension PresenceTracker {
         s.carrier = 0
         s.first = time
         s.last = time
+        s.resumedAt = -.infinity
         s.seen = 0
         s.samples = 0
         s.rssiMax = 0

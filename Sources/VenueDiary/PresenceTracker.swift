@@ -91,6 +91,14 @@ public struct PresenceTracker: Sendable {
         var endedCheckedIn = false
         /// When the slot went idle; NaN until the next `advance` sees it idle.
         var idleSince = Double.nan
+        /// When the open visit was resumed after a restart (``resume(_:now:)``); -∞ otherwise.
+        /// The time from its last sighting on disk to the restart is not known absence (the node
+        /// was off, or had not written its latest sightings): the check-out limit counts from
+        /// the later of the two.
+        var resumedAt = -Double.infinity
+
+        /// Since when the open visit counts as unseen.
+        var unseenSince: Double { max(last, resumedAt) }
     }
 
     struct Identity: Hashable {
@@ -329,7 +337,7 @@ public struct PresenceTracker: Sendable {
         for i in lookAt.indices where lookAt[i] <= now {
             switch slots[i].phase {
             case .pending, .checkedIn:
-                if now - slots[i].last > checkOut {
+                if now - slots[i].unseenSince > checkOut {
                     var s = slots[i]
                     end(i, &s, idleSince: now)
                     slots[i] = s
@@ -351,7 +359,7 @@ public struct PresenceTracker: Sendable {
     /// that rounding never makes it late.
     func nextLook(_ s: Slot) -> Double {
         switch s.phase {
-        case .pending, .checkedIn: s.last + checkOut - 0.001
+        case .pending, .checkedIn: s.unseenSince + checkOut - 0.001
         case .idle: s.idleSince.isNaN ? -.infinity : s.idleSince + lifetime(s.kind) - 0.001
         case .free: .infinity
         }
@@ -374,9 +382,11 @@ public struct PresenceTracker: Sendable {
         counters.seenOnce += firstSightings.removeAll()
     }
 
-    /// Continues a checked-in visit read back from the diary after a restart, so the restart
-    /// does not split it. Returns nil when the identity already has an open visit.
-    public mutating func resume(_ visit: Visit) -> VisitKey? {
+    /// Continues a checked-in visit read back from the diary after a restart at `now`, so the
+    /// restart does not split it: seen again within the check-out limit of `now`, it goes on;
+    /// unseen, it is closed at its last sighting. Returns nil when the identity already has an
+    /// open visit.
+    public mutating func resume(_ visit: Visit, now: Double) -> VisitKey? {
         let identity = Identity(kind: visit.kind, payload: visit.payload)
         let key = index[identity].map { VisitKey(slot: $0, generation: slots[Int($0)].generation) } ?? register(identity, metadata: nil)
         let i = Int(key.slot)
@@ -388,6 +398,7 @@ public struct PresenceTracker: Sendable {
         slots[i].samples = visit.samples
         slots[i].rssiMax = visit.rssiMax
         slots[i].rssiSum = visit.rssiSum
+        slots[i].resumedAt = now
         lookSooner(i, slots[i])
         openVisitCount += 1
         return key
@@ -407,6 +418,7 @@ public struct PresenceTracker: Sendable {
             slots[i].endedAt += step
             slots[i].priorEnd += step
             if !slots[i].idleSince.isNaN { slots[i].idleSince += step }
+            slots[i].resumedAt += step
         }
         for j in changes.indices {
             changes[j].visit.checkIn += step

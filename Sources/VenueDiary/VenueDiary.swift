@@ -87,12 +87,15 @@ public struct VenueDiary {
     /// this boot with the same `wall − CLOCK_BOOTTIME`), so a restart does not split them; closes
     /// the others at their last sighting: those unseen for longer than the check-out limit, at
     /// the maximum length, or recorded on another clock (their times and ours do not line up:
-    /// another boot, or the clock was set by hand since).
+    /// another boot, or the clock was set by hand since). A last sighting on disk may be up to
+    /// the policy's interval old (a present phone's is rewritten at each commit; a power cut
+    /// loses what came since), so "unseen" counts from that much after it; a resumed visit not
+    /// seen again within the check-out limit of the restart is closed at that last sighting.
     private mutating func recover(now: Double, clock: DiaryClock) throws {
         var stale: [Visit] = []
         for (visit, visitClock) in try store.openVisitsWithClock() {
             guard let id = visit.id else { continue }
-            let unseen = now - visit.lastSeen > settings.checkOutSeconds
+            let unseen = now - visit.lastSeen > settings.checkOutSeconds + policy.interval
             let tooLong = visit.lastSeen - visit.checkIn >= settings.maxVisitSeconds
             let sameClock: Bool
             switch clock {
@@ -103,7 +106,7 @@ public struct VenueDiary {
                     $0.bootID == bootID && abs($0.wallMinusBoot - wallMinusBoot) <= Self.sameClockTolerance
                 } ?? false
             }
-            if !unseen, !tooLong, sameClock, let key = tracker.resume(visit) {
+            if !unseen, !tooLong, sameClock, let key = tracker.resume(visit, now: now) {
                 writer.resumed(key, StoredVisit(id: id, checkIn: visit.checkIn))
                 resumedVisits += 1
             } else {
@@ -153,6 +156,15 @@ public struct VenueDiary {
 
     /// The clock new visits are stamped with.
     public var clock: DiaryClock { writer.clock }
+
+    /// The synchronised wall clock has stepped (``DiaryKeeper`` holds diary time on the steady
+    /// clock meanwhile): new visits are stamped with boot `bootID` and `wallMinusBoot` (the
+    /// reading diary time still follows), so that ``synchronise(bootID:wallMinusBoot:)`` corrects
+    /// them if the step is followed after all, and leaves them as they are (a step of 0) if the
+    /// clock comes back.
+    public mutating func desynchronise(bootID: String, wallMinusBoot: Double) {
+        writer.desynchronise(bootID: bootID, wallMinusBoot: wallMinusBoot)
+    }
 
     /// The system clock of boot `bootID` has just been synchronised; its `wall − CLOCK_BOOTTIME`
     /// is now `wallMinusBoot`. Writes what waits, then corrects, in the same transaction, the

@@ -11,7 +11,12 @@ import VenueDiary
 ///   clock from the wall time at start (``DiaryClock``), so a step of the wall clock cannot split
 ///   visits, and new visits are stamped with the boot and `wall − CLOCK_BOOTTIME`; when sync is
 ///   first seen, the step is measured and every visit this boot recorded before is corrected in
-///   one transaction (retried every tick when it fails); from then on diary time is wall time;
+///   one transaction (retried every tick when it fails); from then on diary time is wall time,
+///   but for a step of the synchronised clock (more than ``wallStepTolerance``, a bad time server
+///   or a clock set by hand): diary time then stays on the steady clock, and new visits are
+///   marked as before a sync, until the wall clock comes back (nothing to correct) or the step
+///   has stood for ``wallStepHold`` (then it is followed as a sync is: the marked visits and the
+///   open ones move by the step), so a step and its return split no visit;
 /// - what a tick does: visits closed, check-ins committed within `commit_seconds`, retention at
 ///   the first tick and hourly (``DiaryPipeline``), Herald logs flushed every 10 s;
 /// - failures: a diary write that fails is retried at the next tick, logged once until it works
@@ -99,6 +104,12 @@ public struct DiaryKeeper {
         }
     }
 
+    /// How far the synchronised wall clock may move against the steady clock from one reading to
+    /// the next and be followed at once (NTP slews far less; a step this small splits no visit).
+    public static let wallStepTolerance: Double = 60
+    /// How long a larger step must stand before diary time follows it.
+    public static let wallStepHold: Double = 3600
+
     /// How often the Herald-format logs are written, in seconds of steady time.
     public static let logFlushInterval: Double = 10
     /// How often the admission's counts are looked at (and logged, when they look like a flood).
@@ -116,6 +127,12 @@ public struct DiaryKeeper {
     private let path: String
     /// Diary time = steady time + offset; the offset is frozen while the clock is not synchronised.
     private var offset: Double
+    /// This boot, and CLOCK_BOOTTIME − steady time (constant: both count from boot at one rate).
+    private let bootID: String
+    private let bootMinusSteady: Double
+    /// A step of the synchronised wall clock not followed yet: when it was seen (steady time)
+    /// and the wall − steady it stepped to.
+    private var heldStep: (since: Double, offset: Double)?
     private var nextLogFlush: Double
     private var writeFailing = false
     private var reportedDrops = 0
@@ -143,6 +160,8 @@ public struct DiaryKeeper {
         self.heraldLogs = heraldLogs
         self.path = path
         offset = wall - steady
+        bootID = boot.bootID
+        bootMinusSteady = wall - boot.wallMinusBoot - steady
         nextLogFlush = steady + 1 + Self.logFlushInterval
         nextAdmission = steady + Self.admissionInterval
         // Visits an earlier run of this boot recorded before sync (it stopped before it saw sync).
@@ -168,7 +187,8 @@ public struct DiaryKeeper {
 
     /// Sensor events, in order (event times are steady times).
     public mutating func record(_ events: [SensorEvent], steady: Double, wall: Double) {
-        if synchronised { offset = wall - steady }
+        // A step is noticed (and maybe held) at the next tick; until then diary time goes on.
+        if synchronised, heldStep == nil, abs(wall - steady - offset) <= Self.wallStepTolerance { offset = wall - steady }
         for event in events {
             pipeline.handle(event, wallOffset: offset)
             heraldLogs?.record(event, wallTime: event.time + offset)
@@ -182,7 +202,7 @@ public struct DiaryKeeper {
         steady: Double, wall: Double, synchronisation: () -> BootReading?, into notices: inout [Notice]
     ) throws(DiaryError) {
         if synchronised {
-            offset = wall - steady
+            followWall(steady: steady, wall: wall, into: &notices)
         } else if let boot = synchronisation() {
             do {
                 let correction = try pipeline.synchronise(bootID: boot.bootID, wallMinusBoot: boot.wallMinusBoot)
@@ -227,6 +247,54 @@ public struct DiaryKeeper {
             flushLogs(now: now, into: &notices)
         }
     }
+
+    /// The synchronised wall clock's reading: followed while it moves no more than
+    /// ``wallStepTolerance``; a larger step is held until the clock comes back or the step has
+    /// stood for ``wallStepHold``.
+    private mutating func followWall(steady: Double, wall: Double, into notices: inout [Notice]) {
+        let seen = wall - steady
+        // `wall − CLOCK_BOOTTIME` as diary time has it.
+        let held = offset - bootMinusSteady
+        guard let step = heldStep else {
+            guard abs(seen - offset) > Self.wallStepTolerance else {
+                offset = seen
+                return
+            }
+            heldStep = (steady, seen)
+            pipeline.desynchronise(bootID: bootID, wallMinusBoot: held)
+            notices.append(.log(LogLine(.warning,
+                "the synchronised system clock stepped \(Self.signed(seen - offset)): diary times stay on the steady clock "
+                    + "until it comes back or the step has stood for \(Self.duration(Self.wallStepHold))")))
+            return
+        }
+        if abs(seen - offset) <= Self.wallStepTolerance {
+            do {
+                try pipeline.synchronise(bootID: bootID, wallMinusBoot: held)
+                heldStep = nil
+                offset = seen
+                notices.append(.log(LogLine(.notice,
+                    "the system clock is back after \(Self.duration(steady - step.since)); diary times kept, nothing to correct")))
+            } catch {
+                notices.append(.log(LogLine(.error, "cannot clear the diary's clock marks: \(error); retrying every second")))
+            }
+        } else if steady - step.since >= Self.wallStepHold {
+            do {
+                let correction = try pipeline.synchronise(bootID: bootID, wallMinusBoot: seen - bootMinusSteady)
+                heldStep = nil
+                offset = seen
+                notices.append(.log(LogLine(.notice,
+                    "the system clock's step has stood for \(Self.duration(Self.wallStepHold)): diary time follows it"
+                        + (correction.correctedVisits > 0 ? "; corrected the times of \(correction.correctedVisits) visits recorded since" : ""))))
+            } catch {
+                notices.append(.log(LogLine(.error, "cannot correct the diary for the clock's step: \(error); retrying every second")))
+            }
+        } else if abs(seen - step.offset) > Self.wallStepTolerance {
+            heldStep = (step.since, seen)  // stepped again, not back: still held from the first step
+        }
+    }
+
+    /// "+2 h 0 min", "-45 s".
+    private static func signed(_ seconds: Double) -> String { (seconds >= 0 ? "+" : "-") + duration(abs(seconds)) }
 
     /// Sensor events dropped on the way in so far (the shell's queue): logged when it grows.
     public mutating func dropped(_ total: Int, into notices: inout [Notice]) {

@@ -170,6 +170,11 @@ public struct DiaryPipeline {
         return changes
     }
 
+    /// The synchronised wall clock stepped; see ``VenueDiary/desynchronise(bootID:wallMinusBoot:)``.
+    public mutating func desynchronise(bootID: String, wallMinusBoot: Double) {
+        diary.desynchronise(bootID: bootID, wallMinusBoot: wallMinusBoot)
+    }
+
     /// The system clock has been synchronised (see ``VenueDiary/synchronise(bootID:wallMinusBoot:)``):
     /// visits recorded before are corrected and every wall time held here moves by the step.
     /// Hand events over with the new wall offset from now on.

@@ -223,8 +223,12 @@ public struct NodeDriver: Sendable {
                 break  // the radio event says when advertising and scanning run
             case .recovering(let reason), .unavailable(let reason):
                 // Links and requests die with the controller session; the node forgets its sessions.
+                // Also at a failed reopen while already unavailable, when the node has started
+                // connections meanwhile (it ticks on): their requests are never answered, and a
+                // session the node kept would block its connections for good (issue 27).
+                let hadSessions = !sessions.isEmpty
                 sessions = [:]
-                if case .unavailable = condition {} else { node.bluetoothState(.unavailable(reason), now: now, into: &actions) }
+                if case .unavailable = condition, !hadSessions {} else { node.bluetoothState(.unavailable(reason), now: now, into: &actions) }
                 change(to: .unavailable(reason), into: &out)
             }
 

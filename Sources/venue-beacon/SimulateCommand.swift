@@ -46,6 +46,7 @@ struct SimulateCommand: AsyncParsableCommand {
     var dataDirectory: String = "./venue-data"
     @Flag(name: .long, help: "End with the report as one JSON object on the last line of standard output.") var json = false
     @Option(name: .long, help: SimulateCommand.daysHelp) var days: Int?
+    @Flag(name: .long, help: SimulateCommand.faultsHelp) var faults = false
     @Option(
         name: .customLong("herald-logs"),
         help: ArgumentHelp(
@@ -70,7 +71,7 @@ struct SimulateCommand: AsyncParsableCommand {
         guard Pacing(speed) != nil else {
             throw ValidationError("--speed \(speed): expected max or a number from \(Pacing.speeds.lowerBound) to \(Int(Pacing.speeds.upperBound)) (virtual seconds per wall second)")
         }
-        if let days { try validateDays(days) }
+        if let days { try validateDays(days) } else if faults { throw ValidationError("--faults needs --days") }
     }
 
     func run() async throws {

@@ -19,6 +19,17 @@ extension SimulateCommand {
             """,
         valueName: "n")
 
+    static let faultsHelp = ArgumentHelp(
+        "With --days: inject faults on a schedule drawn from --seed.",
+        discussion: """
+            Each open day one fault while open, in turn: the Bluetooth controller lost for 5-90 s (the host \
+            reopens it with its backoff), the wall clock stepped forwards by up to 3 h and back 5-30 min later \
+            (the diary holds its time on the steady clock), a power cut of 20-120 s (the node restarts from its \
+            diary: open visits resumed or closed at their last sighting); every third night a power cut after \
+            which the node starts with its clock up to an hour slow and unsynchronised until before the next \
+            opening. The report says what each did.
+            """)
+
     /// `--days`'s checks, from `validate()`.
     func validateDays(_ days: Int) throws {
         guard (1...DaySchedule.maximumDays).contains(days) else {
@@ -37,7 +48,8 @@ extension SimulateCommand {
         let directory = URL(fileURLWithPath: dataDirectory)
         let diaryPath = directory.appendingPathComponent("simulated-diary.sqlite").path
         let store = try freshSimulatedDiary(diaryPath, in: directory, named: dataDirectory)
-        var run = try MultiDayRun(venue: venue, setup: setup, store: store, diaryPath: diaryPath)
+        var run = try MultiDayRun(
+            venue: venue, setup: setup, store: store, diaryPath: diaryPath, faults: faults ? FaultSchedule(seed: seed, days: days) : nil)
         let pacer = Pacer(pacing: Pacing(speed) ?? .unpaced, startVirtual: 0, startWall: .now)
         let started = ContinuousClock.now
         while run.nextDay < count {
@@ -51,7 +63,8 @@ extension SimulateCommand {
             let wall = (ContinuousClock.now - started).components
             Console.status(
                 "day \(day.day) of \(count) (\(day.date)): recall \(String(format: "%.1f", day.recall * 100)) %, "
-                    + "\(day.diaryVisits) visits in the diary, \(day.purgedVisits) purged; \(wall.seconds) s\n")
+                    + "\(day.diaryVisits) visits in the diary, \(day.purgedVisits) purged"
+                    + (day.faults.isEmpty ? "" : ", \(day.faults.count) faults") + "; \(wall.seconds) s\n")
         }
         run.finish()
         let report = run.report

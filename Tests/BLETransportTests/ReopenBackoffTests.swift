@@ -1,3 +1,4 @@
+import BLEHost
 import Testing
 @testable import BLETransport
 

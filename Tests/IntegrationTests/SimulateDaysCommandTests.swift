@@ -4,6 +4,7 @@ import Testing
 /// `venue-beacon simulate --days N` end to end: the real binary runs a venue day with the config's
 /// opening hours and retention, and reports it day by day.
 @Suite struct SimulateDaysCommandTests {
+    /// With --faults: a day has one, the controller lost and reopened.
     @Test func aDayWithTheConfigsOpeningHoursIsReportedAsADay() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -23,6 +24,7 @@ import Testing
             """)
         let r = try ProcessRunner.venueBeacon([
             "simulate", "--days", "1", "--visitors", "8", "--seed", "2", "--data-dir", dir.path("out"), "--json", "--config", config,
+            "--faults",
         ])
         #expect(r.status == 0, "\(r.output)")
         let last = try #require(r.stdout.split(separator: "\n").last)
@@ -36,7 +38,14 @@ import Testing
         #expect(day["phantom_visits"] as? Int == 0)
         #expect(try #require(day["eligible_visits"] as? Int) > 0)
         #expect(try #require(day["diary_bytes"] as? Int) > 0)
+        let faults = try #require(day["faults"] as? [[String: Any]])
+        #expect(faults.count == 1)
+        #expect(faults.first?["kind"] as? String == "controller_lost")
+        let over = faults.first?["over"] as? Double
+        #expect(over != nil)
+        #expect(r.stdout.contains("fault: day 1 09:"))
         let venue = try #require(report["venue"] as? [String: Any])
+        #expect(venue["faults"] as? Bool == true)
         #expect(venue["recording_days"] as? Int == 3)
         #expect(venue["opening_hours"] as? [String] == Array(repeating: "09:00-10:00", count: 7))
         #expect(r.stderr.contains("day 1 of 1 (2026-06-01)"))
@@ -53,5 +62,8 @@ import Testing
         let logs = try ProcessRunner.venueBeacon(["simulate", "--days", "2", "--herald-logs", "/nonexistent"])
         #expect(logs.status == 64)
         #expect(logs.stderr.contains("--herald-logs"))
+        let faults = try ProcessRunner.venueBeacon(["simulate", "--faults"])
+        #expect(faults.status == 64)
+        #expect(faults.stderr.contains("--faults needs --days"))
     }
 }

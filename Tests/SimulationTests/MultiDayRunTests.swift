@@ -9,25 +9,38 @@ import VenueNode
 /// Days and nights of a venue through the node as `run` ships it: opening hours kept by the
 /// radio loop, visits closed at closing, retention at recording_days on the loop's own cadence.
 @Suite struct MultiDayRunTests {
-    /// Two days open 09:00–10:00, six visitors a day, recording_days = 1. (Two, not three: each
-    /// virtual second of a night is a tick of both loops, about 45 µs in a debug build, so a day
-    /// costs about 4 s of CPU; two keep the test well within its time on a busy machine.)
-    @Test func twoDaysKeepEveryVisitUntilRetentionDeletesIt() throws {
+    /// Three days open 09:00–11:00, six visitors a day, recording_days = 1, faults on: the
+    /// controller lost on day 1, a night's power cut with the clock slow and unsynchronised
+    /// after it, the clock stepped and back on day 2, a power cut on day 3. (Three days, not
+    /// more: each virtual second of a night is a tick of both loops, about 45 µs in a debug
+    /// build, so a day costs about 4 s of CPU.)
+    @Test func threeDaysWithFaultsKeepEveryVisitUntilRetentionDeletesIt() throws {
         let path = NSTemporaryDirectory() + "multi-day-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let hours = Schedule(days: Array(repeating: [OpeningRange(start: 9 * 60, end: 10 * 60)], count: 7))
-        let days = DaySchedule(schedule: hours, days: 2)
+        let hours = Schedule(days: Array(repeating: [OpeningRange(start: 9 * 60, end: 11 * 60)], count: 7))
+        let days = DaySchedule(schedule: hours, days: 3)
         let venue = MultiDayVenue.generate(
             days: days, venue: VenueConfiguration(visitors: 6, seed: 4, walkPasts: 1, fixedDevices: 1), regularShare: 0.5)
         #expect(venue.regularsByDay[1] > 0)
+        let faults = FaultSchedule(seed: 4, days: days)
+        let kinds = faults.faults.map { fault -> String in
+            switch fault {
+            case .controllerLost: "controller"
+            case .clockStep: "clock"
+            case .powerCut: "power"
+            case .unsynchronisedStart: "night"
+            }
+        }
+        #expect(kinds == ["controller", "night", "clock", "power"])
         let store = try DiaryStore(path: path)
-        var run = try MultiDayRun(venue: venue, setup: NodeSetup(diary: DiarySettings(recordingDays: 1)), store: store, diaryPath: path)
+        var run = try MultiDayRun(
+            venue: venue, setup: NodeSetup(diary: DiarySettings(recordingDays: 1)), store: store, diaryPath: path, faults: faults)
 
         var opened: [Double] = []
         var closed: [Double] = []
         var open = run.run.loop.isOpen
         #expect(!open)  // midnight: the node starts closed
-        for _ in 0..<2 {
+        for _ in 0..<3 {
             _ = try run.runDay(step: 60) { r in
                 guard r.loop.isOpen != open else { return }
                 open = r.loop.isOpen
@@ -36,9 +49,11 @@ import VenueNode
         }
         run.finish()
         let report = run.report
-        // The loop opened and closed at each day's 09:00:00 and 10:00:00, to the second.
-        let opening: [Double] = [32_400, 86_400 + 32_400]
-        let closing: [Double] = [36_000, 86_400 + 36_000]
+        // The loop opened and closed at each day's 09:00:00 and 11:00:00, to the second: the
+        // clock's step kept within the opening, the slow clock synchronised before it.
+        let midnights: [Double] = [0, 86_400, 2 * 86_400]
+        let opening = midnights.map { $0 + 9 * 3600 }
+        let closing = midnights.map { $0 + 11 * 3600 }
         #expect(opened == opening)
         #expect(closed == closing)
 
@@ -48,22 +63,40 @@ import VenueNode
             #expect(day.eligibleVisits > 0)
             #expect(day.expiredVisitsInDiary == 0)
         }
-        #expect(report.days.map(\.date) == ["2026-06-01", "2026-06-02"])
-        // Each day's end is the next midnight. At the first, nothing is a day old; by the second
-        // the first day's visits (closed by 10:00) are, and retention (hourly) has deleted them.
-        let (d1, d2) = (report.days[0], report.days[1])
+        #expect(report.days.map(\.date) == ["2026-06-01", "2026-06-02", "2026-06-03"])
+        // Every fault is over and reported on the day it ended.
+        let outcomes = report.days.flatMap(\.faults)
+        #expect(outcomes.map(\.kind) == [.controllerLost, .unsynchronisedStart, .clockStep, .powerCut])
+        #expect(outcomes.allSatisfy { $0.over != nil })
+        #expect(report.days[0].faults.first?.kind == .controllerLost)
+        #expect(report.days[2].faults.last?.kind == .powerCut)
+        #expect(report.overall.faults == ["controller_lost": 1, "unsynchronised_start": 1, "clock_step": 1, "power_cut": 1])
+        #expect(report.venue.faults)
+        let (lost, night, step, cut) = (outcomes[0], outcomes[1], outcomes[2], outcomes[3])
+        #expect((lost.reopenAttempts ?? 0) >= 1)
+        // At night nothing is open: nothing to resume, nothing recorded before the sync.
+        #expect(night.openVisits == 0 && night.resumedVisits == 0 && night.closedVisits == 0)
+        #expect(night.log.contains { $0.hasPrefix("the system clock is synchronised; it stepped +") })
+        #expect(step.log.contains { $0.contains("the system clock is back after") })
+        // A short cut: every open visit on disk resumed, none closed.
+        #expect(cut.closedVisits == 0)
+        #expect((cut.resumedVisits ?? 0) <= cut.openVisits)
+        // Each day's end is the next midnight. At the first, nothing is a day old; later the
+        // day before's visits (closed by 11:00) are, and retention (hourly) has deleted them.
+        let (d1, d2, d3) = (report.days[0], report.days[1], report.days[2])
         #expect(d1.purgedVisits == 0)
-        #expect(d1.diaryVisits > 0 && d2.diaryVisits > 0)
+        #expect(d1.diaryVisits > 0 && d2.diaryVisits > 0 && d3.diaryVisits > 0)
         #expect(d2.purgedVisits == d1.diaryVisits)
+        #expect(d3.purgedVisits == d2.diaryVisits)
         // The purged visits' identities are gone from the file's bytes too (secure_delete), but
-        // for the regulars', whose payloads the second day's visits hold again.
-        #expect(d2.purgedPayloadsInFile == 0)
-        #expect((d2.oldestVisitDays ?? 2) < 1)
-        // At the end only the second day's visits remain, all closed at or before closing.
-        let left = try store.visits()
-        #expect(left.count == d2.diaryVisits)
-        let second = days.origin + 86_400
-        #expect(left.allSatisfy { $0.checkIn >= second + 9 * 3600 && ($0.checkOut ?? .infinity) <= second + 10 * 3600 })
+        // for the regulars', whose payloads the next day's visits hold again.
+        #expect(d2.purgedPayloadsInFile == 0 && d3.purgedPayloadsInFile == 0)
+        #expect((d3.oldestVisitDays ?? 2) < 1)
+        // At the end only the third day's visits remain, all closed at or before closing.
+        let left = try run.run.store.visits()
+        #expect(left.count == d3.diaryVisits)
+        let third = days.origin + 2 * 86_400
+        #expect(left.allSatisfy { $0.checkIn >= third + 9 * 3600 && ($0.checkOut ?? .infinity) <= third + 11 * 3600 })
         #expect(report.overall.splitVisits == 0 && report.overall.phantomVisits == 0 && report.overall.recall == 1)
         #expect(run.run.counters.restarts == 0)
         // Nothing of the days' phones is kept through the night: the node's tables are empty and
@@ -71,7 +104,7 @@ import VenueNode
         #expect(run.run.driver.node.targetCount == 0 && run.run.pipeline.cachedKeys == 0)
         #expect(run.run.air.databases.isEmpty)
         #expect(run.run.reads.isEmpty)
-        #expect(d2.diaryBytes > 0)
+        #expect(d3.diaryBytes > 0)
     }
 
     /// The air's advert-data cache keeps devices in range only, once it holds 1,024 (a run of

@@ -299,14 +299,41 @@ import Testing
 
     @Test mutating func aResumedVisitContinuesCheckedInWithoutANewCheckIn() {
         let resumed = Visit(kind: .herald, payload: phone, checkIn: 0, lastSeen: 500, samples: 40, rssiMax: -50, rssiSum: -2400)
-        let key = tracker.resume(resumed)
+        let key = tracker.resume(resumed, now: resumed.lastSeen)
         #expect(key != nil)
-        #expect(tracker.resume(resumed) == nil)
+        #expect(tracker.resume(resumed, now: resumed.lastSeen) == nil)
         if let key { sight(key, [600]) }
         #expect(tracker.takeChanges(includingUpdates: false).isEmpty)
         let changes = tracker.takeChanges(includingUpdates: true)
         #expect(changes.map(\.event) == [.updated])
         #expect(changes.first?.visit.checkIn == 0 && changes.first?.visit.samples == 41)
+    }
+
+    /// After a power cut the last sighting on disk is older than the node's own (up to a commit
+    /// interval): the check-out limit counts from the restart, and an unseen visit still ends at
+    /// its last sighting.
+    @Test mutating func aResumedVisitCountsItsAbsenceFromTheRestart() {
+        let other = heraldPayload(2)
+        let stays = tracker.resume(Visit(kind: .herald, payload: phone, checkIn: 0, lastSeen: 500, samples: 10, rssiMax: -50, rssiSum: -600), now: 1000)
+        let gone = tracker.resume(Visit(kind: .herald, payload: other, checkIn: 100, lastSeen: 600, samples: 10, rssiMax: -50, rssiSum: -600), now: 1000)
+        guard let stays, let gone else {
+            Issue.record("not resumed")
+            return
+        }
+        // 700 s after its last sighting on disk, 200 s after the restart: the same visit.
+        sight(stays, [1200])
+        tracker.advance(to: 1299)
+        #expect(tracker.takeChanges(includingUpdates: false).isEmpty)
+        tracker.advance(to: 1301)
+        let changes = tracker.takeChanges(includingUpdates: false)
+        #expect(changes.map(\.event) == [.checkedOut])
+        #expect(changes.first?.key == gone && changes.first?.visit.checkOut == 600)
+        #expect(tracker.openVisit(stays)?.checkIn == 0 && tracker.openVisit(stays)?.lastSeen == 1200)
+        // A sighting a check-out limit after the last one (the restart long past) is a new visit.
+        sight(stays, [1501])
+        let next = tracker.takeChanges(includingUpdates: false)
+        #expect(next.map(\.event) == [.checkedOut])
+        #expect(next.first?.visit.checkOut == 1200)
     }
 
     @Test mutating func closeAllEndsEveryOpenVisitAtItsLastSighting() {

@@ -123,7 +123,10 @@ import Testing
         #expect(visits.first?.checkIn == t0 && visits.first?.checkOut == t0 + 900)
     }
 
-    @Test func aRestartClosesAVisitUnseenForLongerThanTheCheckOutLimitAtItsLastSighting() throws {
+    /// A last sighting on disk may be a commit interval old (a power cut loses what came since),
+    /// so a restart resumes a visit unseen for up to the check-out limit plus that interval;
+    /// one unseen for longer is closed at its last sighting.
+    @Test func aRestartClosesAVisitUnseenForLongerThanTheCheckOutLimitAndACommitIntervalAtItsLastSighting() throws {
         do {
             var diary = try VenueDiary(store: try DiaryStore(path: path), settings: settings(), now: t0)
             let key = diary.key(for: .herald, payload: heraldPayload(1))
@@ -131,20 +134,42 @@ import Testing
             try diary.flush(now: t0 + 600)
         }
         let store = try DiaryStore(path: path)
-        // Exactly the check-out limit after the last sighting: still resumed.
+        let limit = 300 + FlushPolicy.live.interval
+        // Exactly the limit after the last sighting: still resumed.
         do {
-            let diary = try VenueDiary(store: store, settings: settings(), now: t0 + 900)
+            let diary = try VenueDiary(store: store, settings: settings(), now: t0 + 600 + limit)
             #expect(diary.resumedVisits == 1)
         }
-        var diary = try VenueDiary(store: store, settings: settings(), now: t0 + 901)
+        var diary = try VenueDiary(store: store, settings: settings(), now: t0 + 601 + limit)
         #expect(diary.resumedVisits == 0 && diary.closedStaleVisits == 1)
         let visit = try #require(try store.visits().first)
         #expect(visit.checkOut == t0 + 600 && visit.lastSeen == t0 + 600)
         // The phone coming back now opens a new visit.
+        let back = t0 + 601 + limit
         let key = diary.key(for: .herald, payload: heraldPayload(1))
-        _ = try run(&diary, keys: [key], present: [t0 + 901...t0 + 1100], from: t0 + 901, to: t0 + 1100)
-        try diary.flush(now: t0 + 1100)
-        #expect(try store.visits().map(\.checkIn) == [t0, t0 + 901])
+        _ = try run(&diary, keys: [key], present: [back...back + 200], from: back, to: back + 200)
+        try diary.flush(now: back + 200)
+        let checkIns = try store.visits().map(\.checkIn)
+        #expect(checkIns == [t0, back])
+    }
+
+    /// Resumed, a visit seen again within the check-out limit of the restart goes on (the time
+    /// the node was off is not absence); unseen, it is closed at its last sighting on disk.
+    @Test func aResumedVisitUnseenAfterTheRestartIsClosedAtItsLastSighting() throws {
+        do {
+            var diary = try VenueDiary(store: try DiaryStore(path: path), settings: settings(), now: t0)
+            let key = diary.key(for: .herald, payload: heraldPayload(1))
+            _ = try run(&diary, keys: [key], present: [t0...t0 + 600], from: t0, to: t0 + 600)
+            try diary.flush(now: t0 + 600)
+        }
+        let store = try DiaryStore(path: path)
+        var diary = try VenueDiary(store: store, settings: settings(), now: t0 + 1200)
+        #expect(diary.resumedVisits == 1)
+        let changes = try run(&diary, keys: [], present: [], from: t0 + 1200, to: t0 + 1600)
+        #expect(changes.map(\.event) == [.checkedOut])
+        try diary.flush(now: t0 + 1600)
+        let visit = try #require(try store.visits().first)
+        #expect(visit.checkOut == t0 + 600)
     }
 
     @Test func shutdownLeavesPresentVisitsOpenUnlessAskedToCheckThemOut() throws {

@@ -285,6 +285,30 @@ import Testing
         #expect(feed(.result(id, .gatt(.discover(openTrace: false), .failure(.sessionEnded("hardware error"))))).work.isEmpty)
     }
 
+    /// The node ticks on while the controller is away and may start a connection; the failed
+    /// reopen that follows drops it from the node too, which connects again once the radio runs
+    /// (found by the simulated controller loss: before, the node kept that session for good and
+    /// never connected again).
+    @Test mutating func aConnectionStartedWhileTheControllerIsAwayEndsWithTheNextFailedReopen() throws {
+        _ = feed(.host(.radio(RadioState(advertising: true, scanning: true))))
+        _ = feed(.host(.state(.recovering("transport closed"))))
+        let id = try connectAndroid()
+        #expect(driver.sessionCount == 1)
+        _ = feed(.host(.state(.opening("hci0"))))
+        _ = feed(.host(.state(.unavailable("no adapter"))))
+        #expect(driver.sessionCount == 0)
+        // The old session's reply is ignored; once running, the node connects again.
+        #expect(feed(.result(id, .connect(.failure(.sessionEnded("no adapter"))))).work.isEmpty)
+        _ = feed(.host(.radio(RadioState(advertising: true, scanning: true))))
+        now = 40
+        _ = advert(Self.androidAdvert)
+        guard case .connect(let again, _, _, _)? = onlyWork(feed(.tick)) else {
+            Issue.record("no connection attempt after the controller came back")
+            return
+        }
+        #expect(again == id)
+    }
+
     @Test mutating func aQuietHostIsProbedAndAStalledOneStopsBeingResponsive() {
         // No controller yet: opening or retrying is not a stall.
         now = 100

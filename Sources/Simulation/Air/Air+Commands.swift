@@ -202,6 +202,14 @@ extension Air {
         }
     }
 
+    /// The controller is lost (unplugged, its power gone): everything off and its links gone, as
+    /// a reset leaves it, and nothing it had for the host arrives. The host finds it again with a
+    /// reset, as at any start.
+    public mutating func controllerLost() {
+        reset()
+        outbox.removeAll()
+    }
+
     /// Reset: everything off, links gone (without events, as after a real reset).
     private mutating func reset() {
         controller = ControllerState()

@@ -34,6 +34,8 @@ public struct DayReport: Sendable, Equatable, Codable {
     /// The diary file with its write-ahead log, bytes.
     public var diaryBytes: Int
     public var memory: ProcessMemory
+    /// The injected faults over by the day's end (those begun the night before included).
+    public var faults: [FaultOutcome] = []
 
     enum CodingKeys: String, CodingKey {
         case day, date, visitors, regulars, recall, precision
@@ -41,7 +43,7 @@ public struct DayReport: Sendable, Equatable, Codable {
         case phantomVisits = "phantom_visits", checkInErrorSeconds = "check_in_error_seconds"
         case diaryVisits = "diary_visits", oldestVisitDays = "oldest_visit_days", purgedVisits = "purged_visits"
         case expiredVisitsInDiary = "expired_visits_in_diary", purgedPayloadsInFile = "purged_payloads_in_file"
-        case diaryBytes = "diary_bytes", memory
+        case diaryBytes = "diary_bytes", memory, faults
     }
 }
 
@@ -56,11 +58,14 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
         public var days: Int
         public var visitorsPerDay: Int
         public var recordingDays: Int?
+        /// Whether faults were injected (`--faults`).
+        public var faults: Bool = false
         /// Opening hours per weekday, Monday first, as the run kept them (UTC).
         public var openingHours: [String]
 
         enum CodingKeys: String, CodingKey {
-            case seed, days, visitorsPerDay = "visitors_per_day", recordingDays = "recording_days", openingHours = "opening_hours"
+            case seed, days, visitorsPerDay = "visitors_per_day", recordingDays = "recording_days", faults
+            case openingHours = "opening_hours"
         }
     }
 
@@ -75,12 +80,14 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
         public var purgedVisits: Int
         public var expiredVisitsInDiary: Int
         public var purgedPayloadsInFile: Int
+        /// Faults injected and over, by kind (`controller_lost`, …).
+        public var faults: [String: Int]
 
         enum CodingKeys: String, CodingKey {
             case eligibleVisits = "eligible_visits", recalledVisits = "recalled_visits", recall
             case lowestDailyRecall = "lowest_daily_recall", splitVisits = "split_visits", phantomVisits = "phantom_visits"
             case purgedVisits = "purged_visits", expiredVisitsInDiary = "expired_visits_in_diary"
-            case purgedPayloadsInFile = "purged_payloads_in_file"
+            case purgedPayloadsInFile = "purged_payloads_in_file", faults
         }
 
         public init(_ days: [DayReport]) {
@@ -93,6 +100,7 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
             purgedVisits = days.reduce(0) { $0 + $1.purgedVisits }
             expiredVisitsInDiary = days.map(\.expiredVisitsInDiary).max() ?? 0
             purgedPayloadsInFile = days.reduce(0) { $0 + $1.purgedPayloadsInFile }
+            faults = days.flatMap(\.faults).reduce(into: [:]) { $0[$1.kind.rawValue, default: 0] += 1 }
         }
     }
 
@@ -125,12 +133,14 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
                 (mb(d.memory.residentBytes), 8), (mb(d.memory.heapBytes), 0),
             ]
             lines.append("  " + columns.map { String(repeating: " ", count: max(0, $0.1 - $0.0.count)) + $0.0 }.joined(separator: "  "))
+            for fault in d.faults { lines.append("       fault: " + fault.summary) }
         }
         lines.append(
             "  overall: recall \(percent(overall.recall)) (\(overall.recalledVisits) of \(overall.eligibleVisits)), "
                 + "lowest day \(percent(overall.lowestDailyRecall)), \(overall.splitVisits) split, \(overall.phantomVisits) phantom, "
                 + "\(overall.purgedVisits) visits purged, \(overall.expiredVisitsInDiary) expired visits left in the diary, "
-                + "\(overall.purgedPayloadsInFile) purged identities still in its file")
+                + "\(overall.purgedPayloadsInFile) purged identities still in its file"
+                + (venue.faults ? "; faults: " + overall.faults.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") : ""))
         return lines.joined(separator: "\n")
     }
 }

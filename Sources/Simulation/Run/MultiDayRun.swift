@@ -15,12 +15,14 @@ import VenueNode
 /// After each day (at the next midnight, or the last closing plus the check-out limit and a
 /// minute when the venue closes later) the day is judged: the visits that began that day against
 /// the diary's visits that began that day, as the diary stands then, with what retention did and
-/// what the diary file and this process weigh.
+/// what the diary file and this process weigh, and what the faults over by then did (with
+/// `faults`, ``FaultSchedule``: injected through the node's own paths, see ``VenueRun``).
 public struct MultiDayRun {
     public let venue: MultiDayTruth
+    /// The faults injected (``FaultSchedule``), if any.
+    public let faults: FaultSchedule?
     public private(set) var run: VenueRun
     public private(set) var reports: [DayReport] = []
-    private let store: DiaryStore
     /// The diary file, for its size; nil when not on disk.
     private let diaryPath: String?
     private let recordingDays: Int?
@@ -30,16 +32,18 @@ public struct MultiDayRun {
 
     public init(
         venue: MultiDayTruth, setup: NodeSetup = NodeSetup(), air: AirConfiguration = AirConfiguration(), store: DiaryStore,
-        diaryPath: String?, heraldLogs: HeraldLogWriter? = nil
+        diaryPath: String?, heraldLogs: HeraldLogWriter? = nil, faults: FaultSchedule? = nil
     ) throws {
         self.venue = venue
-        self.store = store
+        self.faults = faults
         self.diaryPath = diaryPath
         recordingDays = setup.diary.recordingDays
         checkOutSeconds = setup.diary.checkOutSeconds
         run = try VenueRun(
-            truth: venue.truth, setup: setup, air: air, store: store, heraldLogs: heraldLogs, schedule: venue.days.schedule)
+            truth: venue.truth, setup: setup, air: air, store: store, diaryPath: diaryPath, heraldLogs: heraldLogs,
+            schedule: venue.days.schedule)
         run.keepsReads = false  // not reported per day; kept, they would grow for the whole run
+        if let faults { run.inject(faults) }
     }
 
     /// The day ``runDay()`` runs next (0 first); `venue.days.days.count` when done.
@@ -87,14 +91,15 @@ public struct MultiDayRun {
             days: reports,
             venue: .init(
                 seed: venue.truth.configuration.seed, days: venue.days.days.count, visitorsPerDay: venue.truth.configuration.visitors,
-                recordingDays: recordingDays,
+                recordingDays: recordingDays, faults: faults != nil,
                 openingHours: setup.days.map { $0.isEmpty ? "closed" : $0.map(\.description).joined(separator: ", ") }))
     }
 
     private mutating func judge(day index: Int) throws -> DayReport {
         let day = venue.days.days[index]
         let origin = venue.days.origin
-        let visits = try store.visits()
+        // The diary as it stands (a restart, a fault, opened the file again).
+        let visits = try run.store.visits()
         // The diary's visits that began that day, judged against the truth of that day.
         let ofDay = visits.filter { $0.checkIn - origin >= day.start && $0.checkIn - origin < day.end }
         let efficacy = EfficacyReport(truth: venue.truth(ofDay: index), diary: ofDay)
@@ -105,7 +110,7 @@ public struct MultiDayRun {
             let limit = now - Double(recordingDays) * DaySchedule.secondsPerDay - DiaryPipeline.purgeInterval
             expired = ends.filter { $0 < limit }.count
         }
-        let purged = run.pipeline.counters.purged
+        let purged = run.purgedVisits
         // Identities the diary held yesterday and holds no more: their bytes must be gone from the
         // file too (secure_delete). Checked once, the day they go: one that comes back is held again.
         let payloads = Set(visits.map(\.payload))
@@ -124,7 +129,7 @@ public struct MultiDayRun {
             checkInErrorSeconds: efficacy.checkInErrorSeconds, diaryVisits: visits.count,
             oldestVisitDays: ends.min().map { (now - $0) / DaySchedule.secondsPerDay },
             purgedVisits: purged - purgedSoFar, expiredVisitsInDiary: expired, purgedPayloadsInFile: left,
-            diaryBytes: diaryPath.map(Self.fileBytes) ?? 0, memory: .now())
+            diaryBytes: diaryPath.map(Self.fileBytes) ?? 0, memory: .now(), faults: run.takeFaultOutcomes())
     }
 
     /// Purged visits counted up to the last day judged.
