@@ -269,7 +269,7 @@ public struct DiaryKeeper {
         }
         if abs(seen - offset) <= Self.wallStepTolerance {
             do {
-                try pipeline.synchronise(bootID: bootID, wallMinusBoot: held)
+                _ = try pipeline.synchronise(bootID: bootID, wallMinusBoot: held)  // a step of 0: nothing to correct
                 heldStep = nil
                 offset = seen
                 notices.append(.log(LogLine(.notice,

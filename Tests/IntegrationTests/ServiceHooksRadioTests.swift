@@ -174,7 +174,9 @@ extension RadioTests {
         /// Opening hours on a wall clock the test moves: closed at start (ready all the same, no
         /// advertising), open (advertising and scanning, a phone checks in), closing time (radio
         /// off, the open visit closed at once at its last sighting, long before the check-out
-        /// limit).
+        /// limit). A one-minute opening, and each move of the clock under a minute: the diary
+        /// follows small steps at once and holds larger ones of a synchronised clock on the
+        /// steady clock (DiaryKeeper.wallStepTolerance), as it would a bad time server's.
         @Test func openingHoursSwitchTheRadioAndCloseVisitsAtClosingTime() async throws {
             try await BTVirt.run { btvirt in
                 let directory = try TemporaryDirectory("venue-node-hours")
@@ -189,7 +191,7 @@ extension RadioTests {
                     [bluetooth]
                     device = "unix:/tmp/bt-server-le"
                     [schedule]
-                    \(days.map { "\($0) = \"09:00-17:00\"" }.joined(separator: "\n"))
+                    \(days.map { "\($0) = \"09:00-09:01\"" }.joined(separator: "\n"))
                     """, file: "hours.toml")
                 // Wall time = a Monday in the system's time zone at `start`, moved by the test.
                 var calendar = Calendar(identifier: .gregorian)
@@ -199,7 +201,7 @@ extension RadioTests {
                     return try #require(date).timeIntervalSince1970
                 }
                 let system = NodeClock.system()
-                let shift = Mutex(try monday(8, 0, 0) - system.monotonic())
+                let shift = Mutex(try monday(8, 59, 15) - system.monotonic())
                 let clock = NodeClock(monotonic: system.monotonic, wall: { shift.withLock { $0 } + system.monotonic() })
                 func setWall(_ wall: Double) { shift.withLock { $0 = wall - system.monotonic() } }
 
@@ -220,12 +222,14 @@ extension RadioTests {
                     try await calls.wait(for: "status closed (opening hours); ")
                     #expect(!calls.all.contains("radio advertising and scanning"))
 
-                    setWall(try monday(16, 59, 30))
+                    setWall(try monday(9, 0, 0))
                     try await calls.wait(for: "radio advertising and scanning")
-                    _ = try btvirt.bumble("herald_phone.py", ["android", Hex.encode(testPayload(5)), "30"])
+                    _ = try btvirt.bumble("herald_phone.py", ["android", Hex.encode(testPayload(5)), "90"])
                     try await calls.wait(for: "visit checkedIn 00000005")
 
-                    setWall(try monday(17, 0, 0) + 0.5)
+                    // To 15 s before closing (a step under a minute: the check-in took seconds);
+                    // closing time comes on its own.
+                    setWall(try monday(9, 0, 45))
                     try await calls.wait(for: "visit checkedOut 00000005")
                     try await calls.wait(for: "radio not advertising, not scanning")
                     #expect(calls.count("ready") == 1)
@@ -239,7 +243,7 @@ extension RadioTests {
                 let checkOut = try #require(visit.checkOut)
                 // Its last sighting: the radio goes off within a tick (a second) of closing time;
                 // sightings recorded just after the test's clock jump carry the new time.
-                let closing = try monday(17, 0, 0)
+                let closing = try monday(9, 1, 0)
                 #expect(checkOut < closing + 3, "\(checkOut - closing) s after closing")
                 #expect(checkOut >= closing - 30)
             }
