@@ -62,7 +62,7 @@ struct ConfigCommand: ParsableCommand {
 
         @Flag(
             name: .customLong("status-file"),
-            help: "Then write venue-beacon-status.txt there too, when it is a FAT partition (or named by --from): the doctor's checklist before the node starts (the unit does).")
+            help: "Then write venue-beacon-status.txt there too, when it is a FAT partition (or named by --from): the doctor's checklist before the node starts (the unit does; venue-beacon-status.timer refreshes it).")
         var statusFile = false
 
         func run() async throws {
@@ -79,7 +79,7 @@ struct ConfigCommand: ParsableCommand {
                 // where the service itself may not write there (docs/install.md).
                 let doctor = Doctor(configPath: options.path, bootDirectory: directory)
                 let checklist = await Task.detached { await doctor.run() }.value
-                let outcome = StatusFile(doctor: doctor).write(
+                let outcome = StatusFile(directory: directory).write(
                     report: checklist, statusLine: "not started yet (this list was written as the service started, before the node ran)",
                     led: nil, writtenBy: "the service's start", force: true)
                 if case .failed(let error) = outcome { Console.error("cannot write the status file: \(error)") }

@@ -25,21 +25,32 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var options: ConfigOptions
 
     @Option(
-        name: .customLong("status-dir"),
+        name: .long,
         help: ArgumentHelp(
-            "Where to write venue-beacon-status.txt (and look for a refused config).",
-            discussion: "Default: the boot partition (/boot/firmware, else /boot) when systemd runs the service and it is FAT; otherwise none.",
+            "The boot partition, where a refused config is looked for (the status LED shows it).",
+            discussion: "Default: the boot partition (/boot/firmware, else /boot) when systemd runs the service and it is FAT; otherwise none. An empty value: none.",
             valueName: "dir"))
-    var statusDirectory: String?
+    var boot: String?
 
     /// The boot partition the installer reads: given, or the Pi's when systemd started us.
     var bootDirectory: String? {
-        if let statusDirectory { return statusDirectory.isEmpty ? nil : statusDirectory }
+        if let boot { return boot.isEmpty ? nil : boot }
         return ProcessInfo.processInfo.environment["INVOCATION_ID"] == nil ? nil : BootPartition.statusDirectory()
     }
 
     func run() async throws {
-        let settings = try options.load()
+        let settings: Settings
+        do {
+            settings = try options.load()
+        } catch {
+            // Refused here and on the card: the status LED says so until the service is stopped.
+            if let boot = bootDirectory, let gpio = ConfigErrorHold.gpio(cardRefused: BootPartition.importRefused(in: boot), configPath: options.path),
+                await ConfigErrorHold.hold(gpio: gpio, status: ConfigErrorHold.statusLine(bootDirectory: boot), logger: Logger(label: "venue-beacon", factory: { StreamLogHandler.standardError(label: $0) }))
+            {
+                return
+            }
+            throw error
+        }
         let level = Logger.Level(rawValue: settings.logging.level) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -52,10 +63,8 @@ struct RunCommand: AsyncParsableCommand {
         // SIGUSR1 and the button, outbox retries, clock sync, opening hours.
         // Exports (button, SIGUSR1) have the service write its diary first.
         let flusher = DiaryFlusher()
-        // The installer's view (docs/install.md): a refused config on the status LED, and the
-        // doctor's checklist with the status line on the boot partition.
-        let installer = bootDirectory.map { Doctor(configPath: options.path, bootDirectory: $0, inService: true) }
-        let edge = await ApplianceEdge.start(settings: settings, logger: logger, diaryFlusher: flusher, installer: installer)
+        // The installer's view (docs/install.md): a refused config on the card on the status LED.
+        let edge = await ApplianceEdge.start(settings: settings, logger: logger, diaryFlusher: flusher, bootDirectory: bootDirectory)
         defer { edge.shutdown() }
         do {
             _ = try await withThrowingTaskGroup(of: NodeService.Exit?.self) { group in

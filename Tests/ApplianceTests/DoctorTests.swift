@@ -264,15 +264,34 @@ import VenueNode
         #expect(ServiceChecks.card(directory: "/boot/firmware", refused: false, pending: false).verdict == .ok)
     }
 
-    @Test func theStatusFileOnARootOnlyCardIsWrittenAtStartOnly() {
-        let rootOnly = ServiceChecks.statusFile(directory: "/boot/firmware", exists: true, ownerIsService: false, groupIsService: false, mode: 0o040755)
-        #expect(rootOnly.verdict == .unchecked)
-        #expect(rootOnly.found.contains("mode 0755"))
-        let shared = ServiceChecks.statusFile(directory: "/boot/firmware", exists: true, ownerIsService: false, groupIsService: true, mode: 0o040775)
-        #expect(shared.verdict == .ok)
-        #expect(ServiceChecks.statusFile(directory: "/boot", exists: false, ownerIsService: false, groupIsService: false, mode: 0).verdict == .unchecked)
-        #expect(ServiceChecks.statusFile(directory: "/boot", exists: true, isFAT: false, ownerIsService: false, groupIsService: false, mode: 0o040777)
-            .found.contains("not a FAT boot partition"))
+    @Test func theStatusFileIsRefreshedByTheTimer() {
+        let active = ServiceChecks.statusFile(directory: "/boot/firmware", exists: true, timer: "active")
+        #expect(active.verdict == .ok)
+        #expect(active.found == "/boot/firmware/venue-beacon-status.txt: written at each start, refreshed by venue-beacon-status.timer every 5 minutes")
+        let off = ServiceChecks.statusFile(directory: "/boot/firmware", exists: true, timer: "inactive")
+        #expect(off.verdict == .problem)
+        #expect(off.found.contains("venue-beacon-status.timer is inactive"))
+        #expect(off.fix == "sudo systemctl enable --now venue-beacon-status.timer")
+        #expect(ServiceChecks.statusFile(directory: "/boot/firmware", exists: true, timer: nil).verdict == .unchecked)
+        #expect(ServiceChecks.statusFile(directory: "/boot", exists: false, timer: "active").verdict == .unchecked)
+        #expect(ServiceChecks.statusFile(directory: "/boot", exists: true, isFAT: false, timer: "active").found.contains("not a FAT boot partition"))
+    }
+
+    /// The config named once on its line, however many problems it has.
+    @Test func theConfigLineNamesTheFileOnce() async throws {
+        let dir = TemporaryDirectory("doctor-config")
+        let path = dir.file("venue-beacon.toml")
+        try "[venue]\ncountry = 70000\n[diary]\ncheck_in_seconds = -1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let report = await Doctor(configPath: path, bootDirectory: dir.path).run()
+        let line = try #require(report.lines.first)
+        #expect(line.check == "config")
+        #expect(line.verdict == .problem)
+        #expect(line.found.hasPrefix(path + ": "))
+        #expect(line.found.components(separatedBy: path).count == 2, "\(line.found)")
+        #expect(line.found.contains("venue.country = 70000: "))
+        #expect(line.found.contains("; diary.check_in_seconds = -1: "))
+        let other = ConfigProblem(file: "/other.toml", key: "a", value: nil, problem: "b")
+        #expect(ServiceChecks.configProblems("/c.toml", [ConfigProblem(file: "/c.toml", key: nil, value: nil, problem: "x"), other]) == "/c.toml: x; /other.toml: a: b")
     }
 
     // MARK: the report

@@ -52,8 +52,8 @@ import Testing
     }
 
     /// The service started after a refused import: the status LED flashes its code although the
-    /// radio runs, and the status file on the card says so beside the status line.
-    @Test func aRefusedImportShowsOnTheLEDAndInTheStatusFile() async throws {
+    /// radio runs.
+    @Test func aRefusedImportShowsOnTheLED() async throws {
         let dir = TemporaryDirectory("edge")
         let card = TemporaryDirectory("card")
         FileManager.default.createFile(atPath: card.file("venue-beacon.toml"), contents: Data("[venue]\n".utf8))
@@ -62,21 +62,91 @@ import Testing
         let edge = await ApplianceEdge.start(
             settings: try ApplianceEdgeTests().settings(dir, gpio: true), logger: Logger(label: "test"), gpio: gpio,
             detector: ClockSyncDetector(fileExists: { _ in true }, timedatectl: { nil }), environment: [:], tick: .milliseconds(10),
-            installer: Doctor(configPath: dir.file("none.toml"), bootDirectory: card.path, inService: true))
+            bootDirectory: card.path)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await edge.run() }
             edge.hooks.radio(.running)
-            edge.hooks.status("advertising and scanning; 2 phones present")
             // Running and synchronised would be steady on: the code flashes instead.
             #expect(await eventually { gpio.level("GPIO17") == true })
             #expect(await eventually { gpio.level("GPIO17") == false })
-            #expect(await eventually { FileManager.default.fileExists(atPath: card.file("venue-beacon-status.txt")) })
-            let text = (try? String(contentsOfFile: card.file("venue-beacon-status.txt"), encoding: .utf8)) ?? ""
-            #expect(text.contains("node: advertising and scanning; 2 phones present"))
-            #expect(text.contains("status LED: 2 flashes, pause (the config on the card was refused)"))
-            #expect(text.contains("✗ boot partition:"))
             group.cancelAll()
         }
         edge.shutdown()
+    }
+
+    // MARK: no valid config at all (a fresh install) and the card's refused
+
+    static let noVenue = """
+        # The package's config: the venue left for the installer.
+        # country = 826
+        [gpio]
+        enabled = true
+        chip = "gpiochip0"
+        status_led = "GPIO17"
+        """
+
+    @Test func whenRunHoldsTheConfigErrorCode() {
+        let gpio = ConfigErrorHold.gpio(cardRefused: true, configText: Self.noVenue, file: "c.toml")
+        #expect(gpio?.statusLED == .name("GPIO17"))
+        #expect(gpio?.chip == "gpiochip0")
+        // Nothing refused on the card: exit 78 as for any refused config.
+        #expect(ConfigErrorHold.gpio(cardRefused: false, configText: Self.noVenue, file: "c.toml") == nil)
+        // No status LED to show it on: GPIO off (the package's default), no status LED, or
+        // [gpio] itself wrong, or no TOML at all.
+        #expect(ConfigErrorHold.gpio(cardRefused: true, configText: "[venue]\n", file: "c.toml") == nil)
+        #expect(ConfigErrorHold.gpio(cardRefused: true, configText: "[gpio]\nenabled = true\n", file: "c.toml") == nil)
+        #expect(ConfigErrorHold.gpio(cardRefused: true, configText: Self.noVenue + "\nactive_low = 3\n", file: "c.toml") == nil)
+        #expect(ConfigErrorHold.gpio(cardRefused: true, configText: "[gpio\n", file: "c.toml") == nil)
+        #expect(ConfigErrorHold.gpio(cardRefused: true, configText: nil, file: "c.toml") == nil)
+        // Other sections' mistakes do not matter.
+        #expect(ConfigErrorHold.gpio(cardRefused: true, configText: "[diary]\ncheck_in_seconds = -1\n" + Self.noVenue, file: "c.toml") != nil)
+    }
+
+    @Test func theHoldFlashesTheCodeUntilStopped() async throws {
+        let dir = TemporaryDirectory("hold")
+        let path = dir.file("c.toml")
+        try Self.noVenue.write(toFile: path, atomically: true, encoding: .utf8)
+        let gpio = FakeGPIO()
+        let settings = try #require(ConfigErrorHold.gpio(cardRefused: true, configPath: path))
+        let (signals, stop) = AsyncStream.makeStream(of: ServiceSignal.self)
+        let held = await withTaskGroup(of: Bool?.self) { group -> Bool? in
+            group.addTask {
+                await ConfigErrorHold.hold(
+                    gpio: settings, status: ConfigErrorHold.statusLine(bootDirectory: "/boot/firmware"), logger: Logger(label: "test"),
+                    backend: gpio, environment: [:], signals: signals)
+            }
+            group.addTask {
+                let on = await eventually { gpio.level("GPIO17") == true }
+                let off = await eventually { gpio.level("GPIO17") == false }
+                let again = await eventually { gpio.level("GPIO17") == true }
+                #expect(on && off && again)
+                stop.yield(.reload)
+                stop.yield(.terminate(SIGTERM))
+                return nil
+            }
+            var result: Bool?
+            for await value in group where value != nil { result = value }
+            return result
+        }
+        #expect(held == true)
+        #expect(await eventually { gpio.state.withLock { $0.closed } })
+    }
+
+    @Test func noChipNoHold() async {
+        var settings = GPIOSettings.lenient(Self.noVenue, file: "c.toml")
+        settings?.chip = "gpiochip9"
+        guard let settings else {
+            Issue.record("the section did not parse")
+            return
+        }
+        let (signals, _) = AsyncStream.makeStream(of: ServiceSignal.self)
+        let held = await ConfigErrorHold.hold(gpio: settings, status: "x", logger: Logger(label: "test"), backend: FakeGPIO(), environment: [:], signals: signals)
+        #expect(!held)
+    }
+
+    @Test func theStatusLineNamesTheCardsFiles() {
+        let line = ConfigErrorHold.statusLine(bootDirectory: "/boot/firmware")
+        #expect(line.contains("/boot/firmware/venue-beacon.toml was refused"))
+        #expect(line.contains("venue-beacon-error.txt"))
     }
 }

@@ -42,6 +42,9 @@ import Testing
         }
         #expect(entry("usr/bin/venue-beacon") == "-rwxr-xr-x")
         #expect(entry("usr/lib/systemd/system/venue-beacon.service") == "-rw-r--r--")
+        // The status file on the boot partition, refreshed as root by a timer.
+        #expect(entry("usr/lib/systemd/system/venue-beacon-status.service") == "-rw-r--r--")
+        #expect(entry("usr/lib/systemd/system/venue-beacon-status.timer") == "-rw-r--r--")
         #expect(entry("etc/venue-beacon/venue-beacon.toml") == "-rw-r--r--")
         #expect(entry("usr/lib/udev/rules.d/60-venue-beacon-gpio.rules") == "-rw-r--r--")  // GPIO for group gpio
         #expect(entry("usr/share/doc/venue-beacon/copyright") != nil)
@@ -110,6 +113,8 @@ import Testing
         #expect(install.contains("adduser --system --group --home /var/lib/venue-beacon --no-create-home --gecos venue-beacon service venue-beacon"))
         #expect(install.contains("install -d -o venue-beacon -g venue-beacon -m 0700 /var/lib/venue-beacon"))
         #expect(install.contains("deb-systemd-helper enable venue-beacon.service"))
+        #expect(install.contains("deb-systemd-helper enable venue-beacon-status.timer"))
+        #expect(install.contains("deb-systemd-invoke start venue-beacon-status.timer") == systemdRunning)
         // Started only when systemd runs; in an image chroot (or here) never.
         #expect(install.contains("deb-systemd-invoke start venue-beacon.service") == systemdRunning)
 
@@ -120,11 +125,15 @@ import Testing
 
         let remove = try script("prerm", ["remove"])
         #expect(remove.contains("deb-systemd-invoke stop venue-beacon.service") == systemdRunning)
-        #expect(try script("postrm", ["remove"]).contains("deb-systemd-helper mask venue-beacon.service"))
+        #expect(remove.contains("deb-systemd-invoke stop venue-beacon-status.timer venue-beacon-status.service") == systemdRunning)
+        let removed = try script("postrm", ["remove"])
+        #expect(removed.contains("deb-systemd-helper mask venue-beacon.service"))
+        #expect(removed.contains("deb-systemd-helper mask venue-beacon-status.timer"))
         #expect(!(try script("postrm", ["remove"])).contains { $0.hasPrefix("rm ") })  // remove keeps the diary
 
         let purge = try script("postrm", ["purge"])
         #expect(purge.contains("deb-systemd-helper purge venue-beacon.service"))
+        #expect(purge.contains("deb-systemd-helper purge venue-beacon-status.timer"))
         #expect(purge.contains("rm -rf /var/lib/venue-beacon /var/lib/private/venue-beacon"))
     }
 
@@ -158,7 +167,7 @@ import Testing
         #expect(packages.split(separator: "\n").map(String.init) == ["msmtp", "msmtp-mta", "ca-certificates"])
         let run = try String(contentsOf: stage.appendingPathComponent("00-venue/01-run.sh"), encoding: .utf8)
         #expect(run.contains("systemctl mask bluetooth.service"))
-        #expect(run.contains("systemctl enable venue-beacon.service"))
+        #expect(run.contains("systemctl enable venue-beacon.service venue-beacon-status.timer"))
         #expect(run.contains("apt-get install -y --no-install-recommends /tmp/venue-beacon.deb"))
         let journald = try String(contentsOf: stage.appendingPathComponent("00-venue/files/journald-volatile.conf"), encoding: .utf8)
         #expect(journald.contains("[Journal]\nStorage=volatile\n"))

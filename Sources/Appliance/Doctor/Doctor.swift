@@ -9,17 +9,16 @@ import VenueDiary
 /// diary opened read-only, the outbox's listing, and one TCP connection to the hub's broker. It
 /// changes nothing.
 ///
-/// In the service (``inService``, for the status file) the sandbox hides other processes and the
-/// service owns its diary: those checks say so instead of guessing.
+/// Run as root (`sudo`, the service's start, `venue-beacon-status.timer`), the checks about the
+/// service still answer for its user: GPIO by its groups, the mail account and the diary's
+/// directory by its uid and groups.
 public struct Doctor: Sendable {
     public var configPath: String
     public var bootDirectory: String
-    public var inService: Bool
 
-    public init(configPath: String, bootDirectory: String, inService: Bool = false) {
+    public init(configPath: String, bootDirectory: String) {
         self.configPath = configPath
         self.bootDirectory = bootDirectory
-        self.inService = inService
     }
 
     /// Blocking (it runs timedatectl and connects to the broker): call it off the cooperative pool.
@@ -31,19 +30,17 @@ public struct Doctor: Sendable {
             lines.append(.ok("config", "\(configPath) is valid"))
         } catch {
             lines.append(.problem(
-                "config", "\(configPath): " + error.problems.map(\.description).joined(separator: "; "),
+                "config", ServiceChecks.configProblems(configPath, error.problems),
                 fix: "venue-beacon config check lists every problem with what is allowed; or put a fixed venue-beacon.toml on the boot partition"))
             settings = (try? Settings.readText(path: configPath, example: "")).flatMap { try? Settings.parse($0, file: configPath) }
         }
         lines.append(ServiceChecks.card(
             directory: bootDirectory, refused: BootPartition.importRefused(in: bootDirectory),
             pending: exists(file(BootPartition.configName)) || exists(file(BootPartition.msmtprcName))))
-        var boot = stat()
-        let bootExists = stat(bootDirectory, &boot) == 0
-        let service = getpwnam(ConfigImport.serviceGroup).map { ($0.pointee.pw_uid, $0.pointee.pw_gid) }
         lines.append(ServiceChecks.statusFile(
-            directory: bootDirectory, exists: bootExists, isFAT: BootPartition.isFAT(bootDirectory), ownerIsService: service?.0 == boot.st_uid, groupIsService: service?.1 == boot.st_gid,
-            mode: boot.st_mode))
+            directory: bootDirectory, exists: BootPartition.isDirectory(bootDirectory), isFAT: BootPartition.isFAT(bootDirectory),
+            timer: Self.output("/usr/bin/systemctl", ["show", "-P", "ActiveState", ServiceChecks.statusTimer])?
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
 
         // Bluetooth.
         lines.append(BluetoothChecks.rfkill(Self.rfkillSwitches()))
@@ -51,7 +48,7 @@ public struct Doctor: Sendable {
         lines.append(BluetoothChecks.controller(
             device: device, adapters: Result(catching: { () throws(HCITransportError) -> [BluetoothAdapterInfo] in try BluetoothAdapterInfo.all() }),
             socketExists: exists))
-        lines.append(BluetoothChecks.bluetoothd(running: inService ? nil : BluetoothChecks.bluetoothdRunning(comms: Self.processNames())))
+        lines.append(BluetoothChecks.bluetoothd(running: BluetoothChecks.bluetoothdRunning(comms: Self.processNames())))
         lines.append(BluetoothChecks.leUnchecked)
 
         // The machine.
@@ -101,8 +98,7 @@ public struct Doctor: Sendable {
 
     private func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-    /// The diary's facts and, with `[replication]`, what the hub acknowledged (read-only; not in
-    /// the service, which has the diary open itself).
+    /// The diary's facts and, with `[replication]`, what the hub acknowledged (read-only).
     private func diaryFacts(_ settings: Settings, now: Date) -> (ServiceChecks.DiaryFacts, (backlog: Int, heard: Double?)?) {
         let path = settings.diary.path
         let directory = (path as NSString).deletingLastPathComponent
@@ -122,7 +118,7 @@ public struct Doctor: Sendable {
         // owned by root beside it, which the service could not open: only with the service's
         // own -shm there (it runs) does root read it.
         let sharesIndex = geteuid() != 0 || access(path + "-shm", F_OK) == 0
-        guard !inService, bytes > 0, sharesIndex, let store = try? DiaryStore(path: path, readOnly: true) else { return (facts, nil) }
+        guard bytes > 0, sharesIndex, let store = try? DiaryStore(path: path, readOnly: true) else { return (facts, nil) }
         if let stats = try? store.stats() {
             facts.visits = stats.visits
             facts.daysOfData = stats.oldestCheckIn.map { (now.timeIntervalSince1970 - $0) / 86_400 }

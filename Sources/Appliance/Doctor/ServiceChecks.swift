@@ -152,6 +152,12 @@ enum ServiceChecks {
         return .ok("venue hub", "broker \(broker) reachable as node \(settings.node) (login not tried here); \(waiting)\(heard)")
     }
 
+    /// The config line's finding when the config is refused: the file named once, then each
+    /// problem (one in another file, which none is today, keeps its name).
+    static func configProblems(_ path: String, _ problems: [ConfigProblem]) -> String {
+        "\(path): " + problems.map { $0.file == path ? $0.detail : $0.description }.joined(separator: "; ")
+    }
+
     /// The config on the boot partition: an import refused leaves its file and the errors.
     static func card(directory: String, refused: Bool, pending: Bool) -> DoctorLine {
         if refused {
@@ -167,20 +173,26 @@ enum ServiceChecks {
 }
 
 extension ServiceChecks {
-    /// Whether the running service (user venue-beacon, not root) can refresh the status file on
-    /// the boot partition: the mount's owner and mode decide on FAT. Never a fault: the start
-    /// writes the file as root either way.
-    static func statusFile(directory: String, exists: Bool, isFAT: Bool = true, ownerIsService: Bool, groupIsService: Bool, mode: mode_t) -> DoctorLine {
+    /// The status file on the boot partition: written as root at each start and by
+    /// `venue-beacon-status.timer` every few minutes. `timer`: the timer's `ActiveState` as systemd
+    /// says it (nil: systemd did not answer).
+    static func statusFile(directory: String, exists: Bool, isFAT: Bool = true, timer: String?) -> DoctorLine {
         guard exists else { return .unchecked("status file", "no \(directory): no boot partition to write it on") }
         guard isFAT else { return .unchecked("status file", "\(directory) is not a FAT boot partition: no \(BootPartition.statusName) is written there") }
-        let writable = mode & 0o002 != 0 || (ownerIsService && mode & 0o200 != 0) || (groupIsService && mode & 0o020 != 0)
-        if writable {
-            return .ok("status file", "the service refreshes \(directory)/\(BootPartition.statusName) while it runs")
+        let file = (directory as NSString).appendingPathComponent(BootPartition.statusName)
+        switch timer {
+        case "active":
+            return .ok("status file", "\(file): written at each start, refreshed by \(statusTimer) every \(StatusFile.refreshMinutes) minutes")
+        case nil:
+            return .unchecked("status file", "\(file): written at each start; whether \(statusTimer) refreshes it is not known (systemctl did not answer)")
+        case let state?:
+            return .problem(
+                "status file", "\(statusTimer) is \(state.isEmpty ? "unknown" : state): \(file) is written at each start only",
+                fix: "sudo systemctl enable --now \(statusTimer)")
         }
-        return .unchecked(
-            "status file",
-            "\(directory) is root's alone (mode 0\(String(mode & 0o777, radix: 8))): \(BootPartition.statusName) there is written at each start, not refreshed while the node runs (docs/install.md)")
     }
+
+    static let statusTimer = "venue-beacon-status.timer"
 }
 
 /// Whether a TCP connection to `host:port` opens within `timeout` seconds: nil if it does, else

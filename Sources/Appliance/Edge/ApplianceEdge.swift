@@ -27,8 +27,6 @@ public final class ApplianceEdge: Sendable {
     private let state = SharedState()
     /// `[replication]`: the diary sent to the venue hub; nil: no replication.
     let replication: ReplicationWorker?
-    /// `venue-beacon-status.txt` on the boot partition; nil: not written (tests).
-    let statusFile: StatusFile?
     /// `[bluetooth] device`, for telling a blocked or missing adapter from other failures.
     private let device: String
 
@@ -43,8 +41,6 @@ public final class ApplianceEdge: Sendable {
         var configRefused = false
         /// The radio is unavailable because rfkill blocks it or the adapter is missing.
         var bluetoothBlocked = false
-        /// The node's latest status line (systemd `STATUS=`), for the status file.
-        var statusLine: String?
 
         /// What the status LED shows for this state.
         var status: NodeStatus {
@@ -72,7 +68,7 @@ public final class ApplianceEdge: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment, tick: Duration = .seconds(10),
         diaryFlusher: DiaryFlusher? = nil, startupCodeLifetime: Duration? = .seconds(60),
         pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut,
-        installer: Doctor? = nil
+        bootDirectory: String? = nil
     ) async -> ApplianceEdge {
         var panel: GPIOPanel?
         if settings.gpio.enabled {
@@ -92,14 +88,13 @@ public final class ApplianceEdge: Sendable {
         }
         let edge = ApplianceEdge(
             settings: settings, logger: logger, panel: panel, detector: detector, environment: environment, tick: tick,
-            diaryFlusher: diaryFlusher, startupCodeLifetime: startupCodeLifetime, pageOut: pageOut,
-            statusFile: installer.map { StatusFile(doctor: $0) })
+            diaryFlusher: diaryFlusher, startupCodeLifetime: startupCodeLifetime, pageOut: pageOut)
         // The installer's config on the boot partition, refused at this start (the unit's
         // ExecStartPre=): the status LED says so until a fixed file is imported.
-        if let installer, BootPartition.importRefused(in: installer.bootDirectory) {
+        if let bootDirectory, BootPartition.importRefused(in: bootDirectory) {
             edge.state.withLock { $0.configRefused = true }
             logger.error(
-                "the config on the boot partition was refused: running on the previous config; \(installer.bootDirectory)/\(BootPartition.errorName) lists the problems")
+                "the config on the boot partition was refused: running on the previous config; \(bootDirectory)/\(BootPartition.errorName) lists the problems")
         }
         // Known before the diary opens, so it stamps visits with the right clock from the start.
         if await edge.detectSync() {
@@ -113,11 +108,9 @@ public final class ApplianceEdge: Sendable {
     init(
         settings: Settings, logger: Logger, panel: GPIOPanel?, detector: ClockSyncDetector, environment: [String: String], tick: Duration,
         diaryFlusher: DiaryFlusher?, startupCodeLifetime: Duration? = nil,
-        pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut,
-        statusFile: StatusFile? = nil
+        pageOut: @escaping @Sendable () -> StartupCode.Report? = StartupCode.pageOut
     ) {
         self.tick = tick
-        self.statusFile = statusFile
         self.device = settings.bluetooth.device
         self.pageOut = pageOut
         let notifier = SystemdNotifier(environment: environment)
@@ -167,7 +160,6 @@ public final class ApplianceEdge: Sendable {
             },
             status: { line in
                 let backlog = replication?.backlog.map { "; hub backlog \($0) visits" } ?? ""
-                state.withLock { $0.statusLine = line + backlog }
                 notify(["STATUS=" + line + backlog])
             },
             radio: { condition in
@@ -273,7 +265,6 @@ public final class ApplianceEdge: Sendable {
             let (synced, status, pagingOut) = state.withLock { ($0.clockSynchronised, $0.status, $0.startupCode.tick(now: .now)) }
             let now = Date()
             panel?.setStatus(status)
-            await writeStatusFile(status)
 
             let report = await delivery.retryDue(now: now)
             for id in report.delivered { logger.info("outbox: delivered \(id)") }
@@ -306,22 +297,6 @@ public final class ApplianceEdge: Sendable {
         }
         let blocked = unavailable ? await Self.offPool { [device] in BluetoothChecks.blockedOrMissing(device: device) } : false
         state.withLock { $0.bluetoothBlocked = blocked }
-    }
-
-    /// The status file on the boot partition, when its rate limit allows: the doctor's checklist
-    /// (run off the cooperative pool) and the status line.
-    private func writeStatusFile(_ status: NodeStatus) async {
-        // After start-up: once the node has said how it is (its first status line), then as the
-        // rate limit allows.
-        guard let statusFile, let line = state.withLock({ $0.statusLine }), statusFile.isDue() else { return }
-        let doctor = statusFile.doctor
-        let report = await Task.detached { await doctor.run() }.value
-        switch statusFile.write(report: report, statusLine: line, led: StatusFile.describe(status)) {
-        case .written?: logger.debug("status file \(statusFile.path) written")
-        case .failed(let error)?:
-            logger.warning("cannot write the status file on the boot partition: \(error) (retried every 5 minutes; docs/install.md)")
-        case nil: break
-        }
     }
 
     private static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {

@@ -18,14 +18,17 @@ public struct ConfigProblem: Hashable, Sendable, CustomStringConvertible {
     /// Values longer than this are cut in messages (a pasted megabyte must not flood the log).
     static let shownValueCharacters = 120
 
-    public var description: String {
+    public var description: String { "\(file): \(detail)" }
+
+    /// The problem without the file's name: `KEY = VALUE: PROBLEM`.
+    public var detail: String {
         switch (key, value) {
         case let (key?, value?):
             let shown = value.count <= Self.shownValueCharacters
                 ? value : "\(value.prefix(Self.shownValueCharacters))… (\(value.utf8.count) bytes in all)"
-            return "\(file): \(key) = \(shown): \(problem)"
-        case let (key?, nil): return "\(file): \(key): \(problem)"
-        default: return "\(file): \(problem)"
+            return "\(key) = \(shown): \(problem)"
+        case let (key?, nil): return "\(key): \(problem)"
+        default: return problem
         }
     }
 }

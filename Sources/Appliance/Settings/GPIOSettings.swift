@@ -52,3 +52,14 @@ public struct GPIOSettings: Sendable, Equatable {
         ])
     }
 }
+
+extension GPIOSettings {
+    /// `[gpio]` of a config that may be refused for other reasons (no venue yet): nil when the
+    /// text is not TOML or the section itself has a problem.
+    public static func lenient(_ text: String, file: String) -> GPIOSettings? {
+        guard let root = try? Settings.parseTOML(text, file: file, problems: ConfigProblems(file: file)) else { return nil }
+        let problems = ConfigProblems(file: file)
+        let gpio = GPIOSettings.read(ConfigSection("gpio", in: root, problems: problems))
+        return problems.list.isEmpty ? gpio : nil
+    }
+}

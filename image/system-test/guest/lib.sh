@@ -77,6 +77,30 @@ peer_ready() {
 }
 press() { echo pull-down > "$(line 23)/pull"; sleep 0.3; echo pull-up > "$(line 23)/pull"; }
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# all_bursts BURSTS N: ledwatch's bursts (flashes between pauses) are some, and all N.
+all_bursts() { local b="$1" n="$2"; [ -n "$b" ] && [ "$(echo "$b" | tr ',' '\n' | grep -cvx "$n")" = 0 ]; }
+# flash_code N SECONDS: watches the status LED in 12 s windows until one shows the code of N
+# flashes and a pause (the service judges its state every 10 s), up to SECONDS; the last window's
+# sample in $OUT/bootpart-led.txt.
+flash_code() {
+    local n="$1" end=$(( $(date +%s) + $2 ))
+    while :; do
+        ledwatch 17 12 > "$OUT/bootpart-led.txt"
+        all_bursts "$(field "$(cat "$OUT/bootpart-led.txt")" bursts)" "$n" && return 0
+        [ "$(date +%s)" -lt "$end" ] || return 1
+    done
+}
+# steady_led SECONDS: watches the status LED in 2 s windows until one finds it on throughout, up
+# to SECONDS; the last window's sample in $OUT/bootpart-led.txt.
+steady_led() {
+    local end=$(( $(date +%s) + $1 )) st
+    while :; do
+        st="$(ledwatch 17 2)"
+        echo "$st" > "$OUT/bootpart-led.txt"
+        [ -n "$(field "$st" samples)" ] && [ "$(field "$st" on)" = "$(field "$st" samples)" ] && return 0
+        [ "$(date +%s)" -lt "$end" ] || return 1
+    done
+}
 
 # The air: btvirt with four controllers (hci0 the venue's, hci1-3 the phones').
 start_air() {

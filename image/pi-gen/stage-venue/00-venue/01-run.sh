@@ -24,8 +24,9 @@ apt-get install -y --no-install-recommends /tmp/venue-beacon.deb
 rm -f /tmp/venue-beacon.deb
 # The HCI user channel needs the adapter to itself: bluetoothd must never hold it.
 systemctl mask bluetooth.service
-# The package enabled it already (deb-systemd-helper); say so plainly for the image.
-systemctl enable venue-beacon.service
+# The package enabled them already (deb-systemd-helper); say so plainly for the image. The
+# timer refreshes venue-beacon-status.txt on the boot partition (docs/install.md).
+systemctl enable venue-beacon.service venue-beacon-status.timer
 CHROOT
 
 if [ -f files/venue-beacon.toml ]; then
