@@ -48,22 +48,30 @@ line() { echo /sys/devices/platform/gpio-sim.*/gpiochip*/sim_gpio"$1"; }
 led() { cat "$(line "$1")/value"; }
 # ledwatch LINE SECONDS: "samples=N on=N rises=N".
 ledwatch() { python3 "$G/ledwatch.py" "$(line "$1")/value" "$2" "${@:3}"; }
-# led_check N TEXT LINE WINDOW LIMIT TEST: samples LINE in windows of WINDOW seconds until TEST
-# holds for a window's "samples= on= rises= bursts=" (TEST reads it as $1), for at most LIMIT
-# seconds, and records PASS or FAIL with the last window. A pattern changes at the service's
-# next tick after what caused it: later on a loaded machine, so a check waits for it.
-led_check() {
-    local n="$1" text="$2" led="$3" window="$4" limit="$5" test="$6" st end
+# led_wait LINE WINDOW LIMIT TEST...: samples LINE in windows of WINDOW seconds until `TEST...
+# WINDOW_RESULT` holds, for at most LIMIT seconds; prints the last window's "samples= on= rises=
+# bursts=" and succeeds when TEST held. A pattern changes at the service's next tick after its
+# cause (the status LED's state is judged every 10 s): later on a loaded machine, so checks wait.
+led_wait() {
+    local led="$1" window="$2" limit="$3" st end
+    shift 3
     end=$(( $(date +%s) + limit ))
     while :; do
         st="$(ledwatch "$led" "$window")"
-        if "$test" "$st"; then pass "$n" "$text ($st)"; return 0; fi
-        [ "$(date +%s)" -lt "$end" ] || break
+        if "$@" "$st"; then echo "$st"; return 0; fi
+        [ "$(date +%s)" -lt "$end" ] || { echo "$st"; return 1; }
     done
-    fail "$n" "$text ($st)"
 }
-steady_on() { [ "$(field "$1" on)" = "$(field "$1" samples)" ]; }
+# led_check N TEXT LINE WINDOW LIMIT TEST...: led_wait, recorded as PASS or FAIL with the last window.
+led_check() {
+    local n="$1" text="$2" st
+    shift 2
+    if st="$(led_wait "$@")"; then pass "$n" "$text ($st)"; else fail "$n" "$text ($st)"; fi
+}
+steady_on() { [ -n "$(field "$1" samples)" ] && [ "$(field "$1" on)" = "$(field "$1" samples)" ]; }
 blinks_fast() { [ "$(field "$1" rises)" -ge 5 ]; }
+# flashes N WINDOW: the window's bursts (flashes between pauses) are some, and all N.
+flashes() { all_bursts "$(field "$2" bursts)" "$1"; }
 # peer_ready NAME: waits for the Bumble peer NAME's "READY" (Python's start-up takes seconds, over a
 # minute on a loaded machine), so the waits after it time the node, not the peer; logs how long.
 peer_ready() {
@@ -79,28 +87,11 @@ press() { echo pull-down > "$(line 23)/pull"; sleep 0.3; echo pull-up > "$(line 
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # all_bursts BURSTS N: ledwatch's bursts (flashes between pauses) are some, and all N.
 all_bursts() { local b="$1" n="$2"; [ -n "$b" ] && [ "$(echo "$b" | tr ',' '\n' | grep -cvx "$n")" = 0 ]; }
-# flash_code N SECONDS: watches the status LED in 12 s windows until one shows the code of N
-# flashes and a pause (the service judges its state every 10 s), up to SECONDS; the last window's
-# sample in $OUT/bootpart-led.txt.
-flash_code() {
-    local n="$1" end=$(( $(date +%s) + $2 ))
-    while :; do
-        ledwatch 17 12 > "$OUT/bootpart-led.txt"
-        all_bursts "$(field "$(cat "$OUT/bootpart-led.txt")" bursts)" "$n" && return 0
-        [ "$(date +%s)" -lt "$end" ] || return 1
-    done
-}
-# steady_led SECONDS: watches the status LED in 2 s windows until one finds it on throughout, up
-# to SECONDS; the last window's sample in $OUT/bootpart-led.txt.
-steady_led() {
-    local end=$(( $(date +%s) + $1 )) st
-    while :; do
-        st="$(ledwatch 17 2)"
-        echo "$st" > "$OUT/bootpart-led.txt"
-        [ -n "$(field "$st" samples)" ] && [ "$(field "$st" on)" = "$(field "$st" samples)" ] && return 0
-        [ "$(date +%s)" -lt "$end" ] || return 1
-    done
-}
+# flash_code N SECONDS: the status LED shows the code of N flashes and a pause in a 12 s window
+# within SECONDS; steady_led SECONDS: steady on in a 2 s window within SECONDS. The last window in
+# $OUT/bootpart-led.txt.
+flash_code() { led_wait 17 12 "$2" flashes "$1" > "$OUT/bootpart-led.txt"; }
+steady_led() { led_wait 17 2 "$1" steady_on > "$OUT/bootpart-led.txt"; }
 
 # The air: btvirt with four controllers (hci0 the venue's, hci1-3 the phones').
 start_air() {
