@@ -45,10 +45,10 @@ final class AirServer: Sendable {
     /// Flipper's "BLE spam" sends), paced by the wall clock; 0 stops it. Returns how many the
     /// flood before this call sent.
     @discardableResult
-    func flood(perSecond rate: Int) -> Int {
+    func flood(perSecond rate: Int, devices: Int = 0) -> Int {
         flooding.withLock { flood in
             let sent = flood.sent
-            flood = Flood(rate: rate, started: ContinuousClock.now)
+            flood = Flood(rate: rate, devices: devices, started: ContinuousClock.now)
             return sent
         }
     }
@@ -113,8 +113,9 @@ final class AirServer: Sendable {
             } catch {
                 return
             }
-            let due = flooding.withLock { $0.take(now: ContinuousClock.now) }
+            let (due, devices) = flooding.withLock { ($0.take(now: ContinuousClock.now), $0.devices) }
             guard !packets.isEmpty || due > 0 else { continue }
+            if spam.devices != devices { spam = FloodReports(devices: devices) }
             bytes.removeAll(keepingCapacity: true)
             for packet in packets { bytes += packet.wireBytes }
             for _ in 0..<due { bytes += spam.next().wireBytes }
@@ -136,6 +137,8 @@ final class AirServer: Sendable {
 /// A flood's pace: how many reports are due by the wall clock and how many went.
 struct Flood {
     var rate = 0
+    /// 0: every report from a new device; otherwise this many devices in turn.
+    var devices = 0
     var started = ContinuousClock.now
     var sent = 0
 
@@ -155,8 +158,16 @@ struct Flood {
 /// (resolvable-looking) address, carrying an Exposure Notification advert (flags, 0xFD6F in
 /// the service list, its service data: a new random 16-byte identifier and 4 metadata bytes),
 /// the layout a phone sends. A seeded generator: the same flood every run.
+///
+/// With `devices` > 0 the reports come from that many devices in turn instead, each with its own
+/// address and identifier for the whole run: a crowd of advert-only phones, every report after
+/// the first round from a device the node already follows.
 struct FloodReports {
+    let devices: Int
     private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private var sent: UInt64 = 0
+
+    init(devices: Int = 0) { self.devices = devices }
 
     private mutating func random() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
@@ -167,11 +178,27 @@ struct FloodReports {
     }
 
     mutating func next() -> H4Packet {
+        if devices > 0 {
+            // Device n's values are the generator's from state n * 4 (the same every round);
+            // its RSSI changes with each report.
+            let rssiState = random()
+            let n = sent % UInt64(devices)
+            sent += 1
+            let saved = state
+            state = n &* 4 &* 0x9E37_79B9_7F4A_7C15
+            defer { state = saved }
+            return report(rssi: Int8(-60 - Int(rssiState % 30)))
+        }
+        return report(rssi: nil)
+    }
+
+    private mutating func report(rssi fixed: Int8?) -> H4Packet {
         let address = BluetoothAddress(rawValue: random() & 0x3FFF_FFFF_FFFF | 0x4000_0000_0000)
         var data: [UInt8] = [0x02, 0x01, 0x1A, 0x03, 0x03, 0x6F, 0xFD, 0x17, 0x16, 0x6F, 0xFD]
         for _ in 0..<2 { withUnsafeBytes(of: random()) { data += $0 } }
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: random())) { data += $0 }
-        let rssi = Int8(-60 - Int(random() % 30))
+        let drawn = Int8(-60 - Int(random() % 30))
+        let rssi = fixed ?? drawn
         let report = LEAdvertisingReport(
             eventType: .nonConnectableUndirected, addressType: .random, address: address, data: data[...], rawRSSI: rssi)
         return LEAdvertisingReports.packet([report])

@@ -12,6 +12,8 @@
 //       [--flood 0,6000]   (each memory run once per rate: besides the crowd, that many
 //                          advertising reports a second from the first READY, each a new random
 //                          address and Exposure Notification identifier; issue 24 item 4)
+//       [--flood-devices N] (the flood's reports from N devices in turn, each keeping its
+//                          address and identifier: a crowd of advert-only phones; 0: all new)
 //
 // The child runs with a temporary config (the default venue, its diary in a fresh directory)
 // against the simulated air served on a unix socket (AirServer), and `$NOTIFY_SOCKET` pointing
@@ -35,6 +37,7 @@ let starts = option("--starts").flatMap { Int($0) } ?? 5
 let diaryVisits = option("--visits").flatMap { Int($0) } ?? 1_000_000
 let crowds = (option("--targets") ?? "0,1000,10000").split(separator: ",").compactMap { Int($0) }
 let floods = (option("--flood") ?? "0").split(separator: ",").compactMap { Int($0) }
+let floodDevices = option("--flood-devices").flatMap { Int($0) } ?? 0
 let minutes = option("--minutes").flatMap { Double($0) } ?? 3
 let work = option("--work") ?? "/tmp/run-bench"
 let unit = option("--unit") ?? "systemd/venue-beacon.service"
@@ -152,7 +155,9 @@ for phones in crowds {
     let truth = crowd(phones, until: minutes * 60 + 600)
     air.serve(truth)
     let kinds = Dictionary(grouping: truth.devices, by: \.kind).map { "\($0.value.count) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
-    let spam = rate > 0 ? ", a flood of \(grouped(rate)) random EN adverts/s" : ""
+    let spam =
+        rate == 0 ? "" : floodDevices > 0
+        ? ", \(grouped(rate)) EN adverts/s from \(grouped(floodDevices)) devices in turn" : ", a flood of \(grouped(rate)) random EN adverts/s"
     print("== memory: \(grouped(phones)) phones in range (\(truth.devices.count) devices: \(kinds.isEmpty ? "none" : kinds))\(spam), \(String(format: "%g", minutes)) min")
     let directory = try freshDirectory()
     let (node, ready) = try startNode(in: directory)
@@ -161,7 +166,7 @@ for phones in crowds {
         node.stop()
         continue
     }
-    air.flood(perSecond: rate)
+    air.flood(perSecond: rate, devices: floodDevices)
     let clock = ContinuousClock()
     let began = clock.now
     var samples: [(at: Double, memory: Memory, status: String)] = []
