@@ -194,12 +194,7 @@ extension VenueRun {
             store: reopened, path: "simulated diary", settings: setup.diary, steady: air.now, wall: wall,
             synchronised: clockBehind == nil, boot: .init(bootID: boot.id, wallMinusBoot: wall), notices: &opening)
         store = reopened
-        let counted = previous.counters
-        earlierKeepers.checkIns += counted.checkIns
-        earlierKeepers.checkOuts += counted.checkOuts
-        earlierKeepers.reopened += counted.reopened
-        earlierKeepers.walkPasts += counted.walkPasts
-        earlierKeepers.writeErrors += counted.writeErrors
+        Self.add(previous.counters, to: &earlierKeepers)
         earlierPurged += previous.pipeline.counters.purged
         core = try Self.node(
             setup: setup, identity: identity, schedule: schedule, air: air, steadyNow: steadyNow, wallError: wallError, origin: origin)

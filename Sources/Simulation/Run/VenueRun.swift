@@ -149,12 +149,18 @@ public struct VenueRun {
     /// What the loop carried.
     public var counters: Counters {
         var diary = keeper.counters
-        diary.checkIns += earlierKeepers.checkIns
-        diary.checkOuts += earlierKeepers.checkOuts
-        diary.reopened += earlierKeepers.reopened
-        diary.walkPasts += earlierKeepers.walkPasts
-        diary.writeErrors += earlierKeepers.writeErrors
+        Self.add(earlierKeepers, to: &diary)
         return Counters(diary: diary, restarts: restarts)
+    }
+
+    /// The visit counts of a diary keeper before a restart, added to `total` (the log's counts
+    /// are the current keeper's own).
+    static func add(_ earlier: DiaryKeeper.Counters, to total: inout DiaryKeeper.Counters) {
+        total.checkIns += earlier.checkIns
+        total.checkOuts += earlier.checkOuts
+        total.reopened += earlier.reopened
+        total.walkPasts += earlier.walkPasts
+        total.writeErrors += earlier.writeErrors
     }
 
     /// Visits the diary's retention deleted since the run began (over restarts).
