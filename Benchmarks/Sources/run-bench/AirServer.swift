@@ -164,41 +164,27 @@ struct Flood {
 /// the first round from a device the node already follows.
 struct FloodReports {
     let devices: Int
-    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private var random = SplitMix64(state: 0x9E37_79B9_7F4A_7C15)
     private var sent: UInt64 = 0
 
     init(devices: Int = 0) { self.devices = devices }
 
-    private mutating func random() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
     mutating func next() -> H4Packet {
-        if devices > 0 {
-            // Device n's values are the generator's from state n * 4 (the same every round);
-            // its RSSI changes with each report.
-            let rssiState = random()
-            let n = sent % UInt64(devices)
-            sent += 1
-            let saved = state
-            state = n &* 4 &* 0x9E37_79B9_7F4A_7C15
-            defer { state = saved }
-            return report(rssi: Int8(-60 - Int(rssiState % 30)))
-        }
-        return report(rssi: nil)
+        guard devices > 0 else { return Self.report(&random, rssi: Int8?.none) }
+        // Device n: the same generator every round (its address and identifier); its RSSI
+        // changes with each report.
+        let rssi = Int8(-60 - Int(random.next() % 30))
+        var device = SplitMix64(state: (sent % UInt64(devices)) &* 4 &* 0x9E37_79B9_7F4A_7C15)
+        sent += 1
+        return Self.report(&device, rssi: rssi)
     }
 
-    private mutating func report(rssi fixed: Int8?) -> H4Packet {
-        let address = BluetoothAddress(rawValue: random() & 0x3FFF_FFFF_FFFF | 0x4000_0000_0000)
+    private static func report(_ random: inout SplitMix64, rssi fixed: Int8?) -> H4Packet {
+        let address = BluetoothAddress(rawValue: random.next() & 0x3FFF_FFFF_FFFF | 0x4000_0000_0000)
         var data: [UInt8] = [0x02, 0x01, 0x1A, 0x03, 0x03, 0x6F, 0xFD, 0x17, 0x16, 0x6F, 0xFD]
-        for _ in 0..<2 { withUnsafeBytes(of: random()) { data += $0 } }
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: random())) { data += $0 }
-        let drawn = Int8(-60 - Int(random() % 30))
-        let rssi = fixed ?? drawn
+        for _ in 0..<2 { withUnsafeBytes(of: random.next()) { data += $0 } }
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: random.next())) { data += $0 }
+        let rssi = fixed ?? Int8(-60 - Int(random.next() % 30))
         let report = LEAdvertisingReport(
             eventType: .nonConnectableUndirected, addressType: .random, address: address, data: data[...], rawRSSI: rssi)
         return LEAdvertisingReports.packet([report])
