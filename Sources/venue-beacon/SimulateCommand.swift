@@ -119,7 +119,7 @@ struct SimulateCommand: AsyncParsableCommand {
         run.finish()
         status.done(run)
 
-        let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads)
+        let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads, payloadWrites: run.air.payloadWrites)
         try reportingFailures {
             let file = try OutputFile(exportPath)
             do {

@@ -16,7 +16,7 @@ import VenueNode
         var run = try VenueRun(truth: truth, air: air, store: store)
         run.run(until: truth.lastDeparture + truth.configuration.checkOutSeconds + 5)
         run.finish()
-        let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads)
+        let report = EfficacyReport(truth: truth, diary: try store.visits(), reads: run.reads, payloadWrites: run.air.payloadWrites)
         return (report, run)
     }
 
@@ -83,6 +83,24 @@ import VenueNode
         #expect(run.counters.diary.reopened >= 1)  // the case happened, and was mended
         // Its last minutes, measured under an address it never named again, cannot count.
         #expect((report.checkOutErrorSeconds.max ?? .infinity) <= 450)
+    }
+
+    /// A month's day 5 in small: the phone writes its payload 2 s into a 4-minute stay and its
+    /// address rotates 116 s in; its RSSI writes from the new address are anonymous and it leaves
+    /// before its next payload write (5 minutes on). The node knew it for under the check-in
+    /// limit: no visit, and none was possible, so judging counts it hidden, not missed.
+    @Test func aWriteOnlyPhoneKnownForLessThanTheCheckInLimitIsHiddenNotMissed() throws {
+        let truth = Self.single(.heraldAndroidWriter, rotation: 600, from: 484, to: 724)
+        let (report, run) = try Self.run(truth)
+        #expect(run.air.payloadWrites[0]?.count == 1)
+        #expect(run.air.counters.phoneSessions > 20)  // it went on writing from its new address
+        #expect(run.counters.diary.checkIns == 0)
+        #expect(report.hiddenVisits == 1)
+        #expect(report.eligibleVisits == 0)
+        #expect(report.recall == 1)
+        // Judged without the writes, the same run misses the visit.
+        let unjudged = EfficacyReport(truth: truth, diary: [])
+        #expect(unjudged.eligibleVisits == 1 && unjudged.recalledVisits == 0)
     }
 
     @Test func aSmallVenueMeetsTheEfficacyGoals() throws {

@@ -172,7 +172,10 @@ extension Air {
                 if var central = centrals[link.device], central.handle == handle {
                     switch (central.role, result) {
                     case (.writer, .success):
-                        if central.writingPayload { central.lastPayloadAt = now }
+                        if central.writingPayload {
+                            central.lastPayloadAt = now
+                            payloadWrites[link.device, default: []].append(now)
+                        }
                     case (.venueReader, .success(.value(let value))):
                         central.readStay = stayIndex(link.device)
                         central.failures = 0

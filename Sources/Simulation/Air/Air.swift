@@ -48,6 +48,10 @@ public struct Air: Sendable {
     var centrals: [Int: CentralState] = [:]
     /// The last venue payload a phone read from the node.
     public internal(set) var venuePayloadRead: [UInt8]?
+    /// When each phone that cannot advertise wrote its payload to the node and the node took the
+    /// write (device index → virtual seconds, in order): when the node was told who it is. Its
+    /// other writes carry an RSSI from an address that rotates (see ``WriterVisibility``).
+    public internal(set) var payloadWrites: [Int: [Double]] = [:]
     /// Each device's advertising data for its latest rotation epoch (built once per epoch).
     var advertData: [(epoch: Int64, data: [UInt8])?]
     /// The devices with an entry in ``advertData``, and how many of them trigger the next sweep of

@@ -43,6 +43,10 @@ public struct EfficacyReport: Sendable, Equatable, Codable {
     public var trueVisits: Int
     public var eligibleVisits: Int
     public var recalledVisits: Int
+    /// Visits longer than the check-in limit that no node could record and this one did not: a
+    /// phone that cannot advertise made itself known for no longer than the limit of its stay
+    /// (``WriterVisibility``). Not eligible, so not held against recall; counted here.
+    public var hiddenVisits: Int
     /// Herald visits in the diary.
     public var diaryVisits: Int
     public var checkInLimitSeconds: Double
@@ -114,6 +118,7 @@ public struct EfficacyReport: Sendable, Equatable, Codable {
         case mergedVisits = "merged_visits"
         case checkInErrorSeconds = "check_in_error_seconds", checkOutErrorSeconds = "check_out_error_seconds"
         case trueVisits = "true_visits", eligibleVisits = "eligible_visits", recalledVisits = "recalled_visits"
+        case hiddenVisits = "hidden_visits"
         case diaryVisits = "diary_visits", checkInLimitSeconds = "check_in_limit_seconds"
         case byDeviceKind = "by_device_kind", gaen, payloadReads = "payload_reads", venue
     }
@@ -121,8 +126,10 @@ public struct EfficacyReport: Sendable, Equatable, Codable {
 
 extension EfficacyReport {
     /// Judges the diary's visits (wall-clock times, as stored) against the truth. `reads` are the
-    /// payloads the node learned, when the run collected them.
-    public init(truth: GroundTruth, diary: [Visit], reads: [PayloadRead]? = nil) {
+    /// payloads the node learned, when the run collected them; `payloadWrites` the payload writes
+    /// the node took from phones that cannot advertise (``Air/payloadWrites``), which tell which
+    /// of their stays no node could record (without them, none is hidden).
+    public init(truth: GroundTruth, diary: [Visit], reads: [PayloadRead]? = nil, payloadWrites: [Int: [Double]]? = nil) {
         let origin = truth.configuration.origin
         let limit = truth.configuration.checkInSeconds
         func recorded(_ kind: PayloadKind) -> [RecordedVisit] {
@@ -131,7 +138,16 @@ extension EfficacyReport {
             }
         }
 
-        let herald = VisitMatching(truth: truth.visits.filter { $0.kind == .herald }, recorded: recorded(.herald))
+        let heraldVisits = truth.visits.filter { $0.kind == .herald }
+        let hidden = payloadWrites.map { writes in
+            heraldVisits.map { visit in
+                visit.deviceKind == .heraldAndroidWriter
+                    && WriterVisibility.isHidden(
+                        arrive: visit.arrive, leave: visit.leave, rotation: truth.devices[visit.device].rotation,
+                        payloadWrites: writes[visit.device] ?? [], checkIn: limit)
+            }
+        }
+        let herald = VisitMatching(truth: heraldVisits, recorded: recorded(.herald), hidden: hidden)
         let all = herald.tally(checkIn: limit)
         recall = all.eligible == 0 ? 1 : Double(all.recalled) / Double(all.eligible)
         precision = herald.recorded == 0 ? 1 : Double(all.recalled) / Double(herald.recorded)
@@ -144,6 +160,7 @@ extension EfficacyReport {
         trueVisits = all.trueVisits
         eligibleVisits = all.eligible
         recalledVisits = all.recalled
+        hiddenVisits = all.hidden
         diaryVisits = herald.recorded
         checkInLimitSeconds = limit
 
@@ -215,7 +232,8 @@ extension EfficacyReport {
                 + "\(String(format: "%g", venue.hours)) h, seed \(venue.seed)",
             "  Herald phones: \(trueVisits) true visits, \(eligibleVisits) longer than the "
                 + "\(String(format: "%g", checkInLimitSeconds)) s check-in limit",
-            "  recall           \(percent(recall)) (\(recalledVisits) of \(eligibleVisits) recorded)",
+            "  recall           \(percent(recall)) (\(recalledVisits) of \(eligibleVisits) recorded)"
+                + (hiddenVisits > 0 ? "; \(hiddenVisits) hidden (a phone that cannot advertise known for no longer than the limit)" : ""),
             "  precision        \(percent(precision)) (\(diaryVisits) diary visits: \(phantomVisits) phantom, "
                 + "\(splitVisits) split, \(mergedVisits) merged, \(walkPastsRecorded) walk-pasts recorded)",
             "  check-in error   \(errors(checkInErrorSeconds))",

@@ -19,18 +19,25 @@ public struct RecordedVisit: Sendable, Equatable {
 /// **merged** (it is counted for the one it overlaps most). A true visit longer than the check-in
 /// limit is **eligible**: **recalled** when at least one recorded visit went to it, **split** when
 /// several did. A true visit not longer than the limit (a walk-past) that got a recorded visit is
-/// a **walk-past recorded**. Check-in error is the earliest fragment's check-in minus the
+/// a **walk-past recorded**. A longer one that no node could record (`hidden`: a phone that
+/// made itself known for no longer than the limit, see ``WriterVisibility``) and that was not
+/// recorded is **hidden**, neither eligible nor a walk-past; recorded all the same, it counts
+/// as eligible and recalled. Check-in error is the earliest fragment's check-in minus the
 /// arrival, check-out error the latest fragment's check-out minus the departure.
 struct VisitMatching {
     let truth: [TrueVisit]
+    /// By index into `truth`: no node could have recorded it.
+    let hidden: [Bool]
     /// Recorded visits per true visit, by index into `truth`.
     private(set) var fragments: [[RecordedVisit]]
     private(set) var recorded = 0
     private(set) var phantom = 0
     private(set) var merged = 0
 
-    init(truth: [TrueVisit], recorded visits: [RecordedVisit]) {
+    init(truth: [TrueVisit], recorded visits: [RecordedVisit], hidden: [Bool]? = nil) {
         self.truth = truth
+        self.hidden = hidden ?? Array(repeating: false, count: truth.count)
+        precondition(self.hidden.count == truth.count)
         fragments = Array(repeating: [], count: truth.count)
         var byIdentity: [[UInt8]: [Int]] = [:]
         for (i, visit) in truth.enumerated() {
@@ -68,6 +75,7 @@ struct VisitMatching {
         var split = 0
         var walkPasts = 0
         var walkPastsRecorded = 0
+        var hidden = 0
         var checkInErrors: [Double] = []
         var checkOutErrors: [Double] = []
     }
@@ -81,6 +89,10 @@ struct VisitMatching {
             guard isEligible(i, checkIn: checkIn) else {
                 t.walkPasts += 1
                 if !parts.isEmpty { t.walkPastsRecorded += 1 }
+                continue
+            }
+            if hidden[i], parts.isEmpty {
+                t.hidden += 1
                 continue
             }
             t.eligible += 1

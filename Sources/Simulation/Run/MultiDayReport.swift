@@ -16,6 +16,8 @@ public struct DayReport: Sendable, Equatable, Codable {
     public var precision: Double
     public var eligibleVisits: Int
     public var recalledVisits: Int
+    /// The day's visits no node could record, not counted in recall (``EfficacyReport/hiddenVisits``).
+    public var hiddenVisits: Int
     public var splitVisits: Int
     public var phantomVisits: Int
     public var checkInErrorSeconds: ErrorStatistics
@@ -39,8 +41,8 @@ public struct DayReport: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case day, date, visitors, regulars, recall, precision
-        case eligibleVisits = "eligible_visits", recalledVisits = "recalled_visits", splitVisits = "split_visits"
-        case phantomVisits = "phantom_visits", checkInErrorSeconds = "check_in_error_seconds"
+        case eligibleVisits = "eligible_visits", recalledVisits = "recalled_visits", hiddenVisits = "hidden_visits"
+        case splitVisits = "split_visits", phantomVisits = "phantom_visits", checkInErrorSeconds = "check_in_error_seconds"
         case diaryVisits = "diary_visits", oldestVisitDays = "oldest_visit_days", purgedVisits = "purged_visits"
         case expiredVisitsInDiary = "expired_visits_in_diary", purgedPayloadsInFile = "purged_payloads_in_file"
         case diaryBytes = "diary_bytes", memory, faults
@@ -72,6 +74,7 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
     public struct Overall: Sendable, Equatable, Codable {
         public var eligibleVisits: Int
         public var recalledVisits: Int
+        public var hiddenVisits: Int
         /// Recalled ÷ eligible over all days, and the lowest day's recall.
         public var recall: Double
         public var lowestDailyRecall: Double
@@ -84,7 +87,7 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
         public var faults: [String: Int]
 
         enum CodingKeys: String, CodingKey {
-            case eligibleVisits = "eligible_visits", recalledVisits = "recalled_visits", recall
+            case eligibleVisits = "eligible_visits", recalledVisits = "recalled_visits", hiddenVisits = "hidden_visits", recall
             case lowestDailyRecall = "lowest_daily_recall", splitVisits = "split_visits", phantomVisits = "phantom_visits"
             case purgedVisits = "purged_visits", expiredVisitsInDiary = "expired_visits_in_diary"
             case purgedPayloadsInFile = "purged_payloads_in_file", faults
@@ -93,6 +96,7 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
         public init(_ days: [DayReport]) {
             eligibleVisits = days.reduce(0) { $0 + $1.eligibleVisits }
             recalledVisits = days.reduce(0) { $0 + $1.recalledVisits }
+            hiddenVisits = days.reduce(0) { $0 + $1.hiddenVisits }
             recall = eligibleVisits == 0 ? 1 : Double(recalledVisits) / Double(eligibleVisits)
             lowestDailyRecall = days.map(\.recall).min() ?? 1
             splitVisits = days.reduce(0) { $0 + $1.splitVisits }
@@ -133,10 +137,14 @@ public struct MultiDayReport: Sendable, Equatable, Codable {
                 (mb(d.memory.residentBytes), 8), (mb(d.memory.heapBytes), 0),
             ]
             lines.append("  " + columns.map { String(repeating: " ", count: max(0, $0.1 - $0.0.count)) + $0.0 }.joined(separator: "  "))
+            if d.hiddenVisits > 0 {
+                lines.append("       hidden: \(d.hiddenVisits) visit\(d.hiddenVisits == 1 ? "" : "s") no node could record, not in recall")
+            }
             for fault in d.faults { lines.append("       fault: " + fault.summary) }
         }
         lines.append(
-            "  overall: recall \(percent(overall.recall)) (\(overall.recalledVisits) of \(overall.eligibleVisits)), "
+            "  overall: recall \(percent(overall.recall)) (\(overall.recalledVisits) of \(overall.eligibleVisits)"
+                + (overall.hiddenVisits > 0 ? "; \(overall.hiddenVisits) hidden" : "") + "), "
                 + "lowest day \(percent(overall.lowestDailyRecall)), \(overall.splitVisits) split, \(overall.phantomVisits) phantom, "
                 + "\(overall.purgedVisits) visits purged, \(overall.expiredVisitsInDiary) expired visits left in the diary, "
                 + "\(overall.purgedPayloadsInFile) purged identities still in its file"

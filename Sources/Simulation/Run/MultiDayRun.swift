@@ -102,7 +102,7 @@ public struct MultiDayRun {
         let visits = try run.store.visits()
         // The diary's visits that began that day, judged against the truth of that day.
         let ofDay = visits.filter { $0.checkIn - origin >= day.start && $0.checkIn - origin < day.end }
-        let efficacy = EfficacyReport(truth: venue.truth(ofDay: index), diary: ofDay)
+        let efficacy = EfficacyReport(truth: venue.truth(ofDay: index), diary: ofDay, payloadWrites: run.air.payloadWrites)
         let now = origin + run.now
         let ends = visits.map { $0.checkOut ?? $0.lastSeen }
         var expired = 0
@@ -125,7 +125,7 @@ public struct MultiDayRun {
         return DayReport(
             day: index + 1, date: text, visitors: venue.visitorsByDay[index], regulars: venue.regularsByDay[index],
             recall: efficacy.recall, precision: efficacy.precision, eligibleVisits: efficacy.eligibleVisits,
-            recalledVisits: efficacy.recalledVisits, splitVisits: efficacy.splitVisits, phantomVisits: efficacy.phantomVisits,
+            recalledVisits: efficacy.recalledVisits, hiddenVisits: efficacy.hiddenVisits, splitVisits: efficacy.splitVisits, phantomVisits: efficacy.phantomVisits,
             checkInErrorSeconds: efficacy.checkInErrorSeconds, diaryVisits: visits.count,
             oldestVisitDays: ends.min().map { (now - $0) / DaySchedule.secondsPerDay },
             purgedVisits: purged - purgedSoFar, expiredVisitsInDiary: expired, purgedPayloadsInFile: left,
