@@ -21,13 +21,15 @@ public struct NodeCore: HostSession, Sendable {
     /// Sensor events and notices since the owner last took them (requests are carried inside).
     public private(set) var output = NodeLoop.Output()
     private var nextTick: ContinuousClock.Instant
-    /// The engine's next deadline as of the last call that could move it (every call that
-    /// changes the engine is one of this value's, and ends in ``turn(_:now:)`` or
-    /// ``tick(now:)``, which update it). The host's loop asks for ``nextDeadline`` several
-    /// times an advertising report, and working it out walks the link manager's, the data
-    /// path's and the command queue's timers: 18 % of the node's instructions at 200 reports/s
-    /// before it was kept (BENCHMARKS.md, "Where the instructions go").
+    /// The engine's next deadline as of the last call that could move it earlier: every call
+    /// that changes the engine ends in ``turn(_:now:recomputeDeadline:)`` or ``tick(now:)``,
+    /// which update it (see ``receive(_:now:)`` for the turns that need not). Working it out
+    /// walks the link manager's, the data path's and the command queue's timers: 18 % of the
+    /// node's instructions at 200 reports/s when it was worked out at every ask
+    /// (BENCHMARKS.md, "Where the instructions go").
     private var engineDeadline: ContinuousClock.Instant?
+    /// The loop asked the engine for something in this turn (which may set a timer).
+    private var askedEngine = false
     private let steady: @Sendable (ContinuousClock.Instant) -> Double
     private let tickInfo: @Sendable (_ steady: Double) -> NodeLoop.Tick
     private let sink: (@Sendable (inout NodeLoop.Output) -> Void)?
@@ -54,12 +56,12 @@ public struct NodeCore: HostSession, Sendable {
         self.tickInfo = tickInfo
         self.sink = sink
         loop.start(into: &output)
-        engineDeadline = engine.nextDeadline
+        updateDeadline()
     }
 
-    public var nextDeadline: ContinuousClock.Instant? {
-        min(nextTick, engineDeadline ?? nextTick)
-    }
+    /// The sooner of the loop's next tick and the engine's deadline, kept as they change (the
+    /// host's loop asks twice a report; an `Instant` comparison costs a few hundred instructions).
+    public private(set) var nextDeadline: ContinuousClock.Instant?
 
     /// Empties the output once its owner has carried it out (read ``output``, then call this
     /// after the copy is gone): its arrays keep their capacity, so a turn allocates nothing.
@@ -76,7 +78,17 @@ public struct NodeCore: HostSession, Sendable {
     }
 
     public mutating func receive(_ packet: H4Packet, now: ContinuousClock.Instant) -> [HostAction] {
-        turn(engine.receive(packet, now: now), now: now)
+        let actions = engine.receive(packet, now: now)
+        // Most packets are advertising reports, and a report sets no engine timer: it only
+        // moves the controller's silence probe later (the link manager heard from it). The kept
+        // deadline, earlier than the engine's then, is safe: a tick at it finds nothing due and
+        // works the deadline out again. Anything else the turn carries (a send, a link, a
+        // reply, a request of the loop's) works it out at once, as before.
+        let reportsOnly = actions.allSatisfy {
+            if case .emit(.advertisingReport) = $0 { return true }
+            return false
+        }
+        return turn(actions, now: now, recomputeDeadline: !reportsOnly)
     }
 
     public mutating func perform(_ request: HostRequest, id: HostRequestID, now: ContinuousClock.Instant) -> [HostAction] {
@@ -103,17 +115,20 @@ public struct NodeCore: HostSession, Sendable {
         if let deadline = engine.nextDeadline, deadline <= now {
             carry(engine.tick(now: now), now: now, into: &out)
         }
-        engineDeadline = engine.nextDeadline
+        updateDeadline()
         hand()
         return out
     }
 
     // MARK: Inside
 
-    private mutating func turn(_ actions: [HostAction], now: ContinuousClock.Instant) -> [HostAction] {
+    private mutating func turn(
+        _ actions: [HostAction], now: ContinuousClock.Instant, recomputeDeadline: Bool = true
+    ) -> [HostAction] {
         var out: [HostAction] = []
+        askedEngine = false
         carry(actions, now: now, into: &out)
-        engineDeadline = engine.nextDeadline
+        if recomputeDeadline || askedEngine { updateDeadline() }
         hand()
         return out
     }
@@ -138,12 +153,18 @@ public struct NodeCore: HostSession, Sendable {
 
     private mutating func performRequests(now: ContinuousClock.Instant, into out: inout [HostAction]) {
         while !output.requests.isEmpty {
+            askedEngine = true
             let requests = output.requests
             output.requests.removeAll(keepingCapacity: true)
             for (id, request) in requests {
                 carry(engine.perform(request, id: HostRequestID(rawValue: id.rawValue | Self.loopRequest), now: now), now: now, into: &out)
             }
         }
+    }
+
+    private mutating func updateDeadline() {
+        engineDeadline = engine.nextDeadline
+        nextDeadline = min(nextTick, engineDeadline ?? nextTick)
     }
 
     private mutating func hand() {

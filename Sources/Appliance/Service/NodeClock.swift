@@ -21,15 +21,22 @@ public struct NodeClock: Sendable {
         self.boot = boot
     }
 
-    /// The system's clocks; monotonic seconds count from the moment this is made.
+    /// The system's clocks; monotonic seconds count from the moment this is made. Read with
+    /// `clock_gettime` straight into seconds: the node reads them several times an advertising
+    /// report, and going through `ContinuousClock.Instant` and `Duration.components` (128-bit
+    /// arithmetic) cost about 500 instructions a read (BENCHMARKS.md, "Where the instructions go").
+    /// The steady clock is `CLOCK_BOOTTIME`, as `ContinuousClock`'s on Linux: it counts suspend.
     public static func system() -> NodeClock {
-        let origin = ContinuousClock.now
+        let origin = seconds(CLOCK_BOOTTIME)
         return NodeClock(
-            monotonic: {
-                let elapsed = ContinuousClock.now - origin
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            },
-            wall: { Date().timeIntervalSince1970 })
+            monotonic: { seconds(CLOCK_BOOTTIME) - origin },
+            wall: { seconds(CLOCK_REALTIME) })
+    }
+
+    private static func seconds(_ clock: clockid_t) -> Double {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
     }
 
     /// Adds this to a monotonic time to get wall time, as of now.

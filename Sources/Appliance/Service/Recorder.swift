@@ -65,23 +65,27 @@ final class Recorder: Sendable {
     /// What the diary's admission dropped in the last minute, if that looked like a flood.
     var admission: DiaryKeeper.Admission { lastAdmission.withLock { $0 } }
 
-    /// Hands events to the thread; never blocks.
-    /// The host's thread hands over each turn's events (an advert's, often): the thread is woken
-    /// only when the queue was empty, and takes everything queued by then at once, so a crowd's
-    /// adverts cost one wake-up per batch, not one each.
+    /// Events queued that wake the thread before its next second: the thread takes the queue at
+    /// each second's tick anyway, so a crowd's adverts cost one wake-up a second (or one per this
+    /// many at the UART's rate), not one each (BENCHMARKS.md, "Where the instructions go").
+    static let wakeBatch = 256
+
+    /// Hands events to the thread; never blocks. The host's thread hands over each turn's events
+    /// (an advert's, often); they are recorded within a second (at the thread's tick), at once
+    /// when ``wakeBatch`` are waiting, and before any ``flush()``, ``checkOutAll()`` or ``stop()``.
     func submit(_ events: [SensorEvent]) {
         guard !events.isEmpty else { return }
-        let wasEmpty = inbox.withLock { inbox in
-            let wasEmpty = inbox.events.isEmpty
+        let crossed = inbox.withLock { inbox in
+            let before = inbox.events.count
             if inbox.events.count + events.count > options.queueCapacity {
                 let drop = inbox.events.count / 2
                 inbox.events.removeFirst(drop)
                 inbox.dropped += drop
             }
             inbox.events.append(contentsOf: events)
-            return wasEmpty
+            return before < Self.wakeBatch && inbox.events.count >= Self.wakeBatch
         }
-        if wasEmpty { wake.signal() }
+        if crossed { wake.signal() }
     }
 
     /// Closing time (opening hours): the thread closes every open visit at its last sighting.

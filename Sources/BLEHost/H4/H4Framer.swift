@@ -22,12 +22,26 @@ public struct H4Framer: Sendable {
     public var bufferedByteCount: Int { buffer.count - start }
 
     public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        // Drop consumed bytes before growing, so the buffer stays about one packet long.
-        if start > 0 && (start == buffer.count || start >= 4096) {
+        dropConsumed()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// What a transport's read buffer gives (the hot path: one call per read, so not left to a
+    /// generic call across modules, which copies byte by byte).
+    public mutating func append(_ bytes: ArraySlice<UInt8>) {
+        dropConsumed()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Drops consumed bytes before growing, so the buffer stays about one packet long.
+    private mutating func dropConsumed() {
+        if start > 0 && start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start >= 4096 {
             buffer.removeFirst(start)
             start = 0
         }
-        buffer.append(contentsOf: bytes)
     }
 
     /// The next complete packet, nil when more bytes are needed.

@@ -67,8 +67,9 @@ public struct HostEngine: Sendable {
 
     /// The transport is open: reset and initialise the controller, then advertise and scan as configured.
     public mutating func start(now: ContinuousClock.Instant) -> [HostAction] {
-        let out = startSession(now: now)
-        return out + radioChanges()
+        var out = startSession(now: now)
+        appendRadioChanges(to: &out)
+        return out
     }
 
     private mutating func startSession(now: ContinuousClock.Instant) -> [HostAction] {
@@ -81,8 +82,9 @@ public struct HostEngine: Sendable {
     /// The session is over (transport closed or failed, reset asked for): links are gone and
     /// running requests fail with `reason`.
     public mutating func stop(reason: String, now: ContinuousClock.Instant) -> [HostAction] {
-        let out = endSession(reason: reason, now: now)
-        return out + radioChanges()
+        var out = endSession(reason: reason, now: now)
+        appendRadioChanges(to: &out)
+        return out
     }
 
     private mutating func endSession(reason: String, now: ContinuousClock.Instant) -> [HostAction] {
@@ -106,8 +108,9 @@ public struct HostEngine: Sendable {
 
     /// One packet from the controller.
     public mutating func receive(_ packet: H4Packet, now: ContinuousClock.Instant) -> [HostAction] {
-        let out = handlePacket(packet, now: now)
-        return out + radioChanges()
+        var out = handlePacket(packet, now: now)
+        appendRadioChanges(to: &out)
+        return out
     }
 
     private mutating func handlePacket(_ packet: H4Packet, now: ContinuousClock.Instant) -> [HostAction] {
@@ -128,7 +131,10 @@ public struct HostEngine: Sendable {
             }
             var actions: [LinkManager.Action] = []
             manager.handle(event, now: now, into: &actions)
-            return out + translate(actions, now: now)
+            // Not `out + …`: that copies, once a packet (the hot path: each advertising report).
+            if out.isEmpty { return translate(actions, now: now) }
+            out += translate(actions, now: now)
+            return out
         case .acl:
             let (database, validate) = (self.database, configuration.validateWrite)
             let outputs = data?.receive(acl: packet.body, database: database, validateWrite: validate, now: now)
@@ -141,8 +147,9 @@ public struct HostEngine: Sendable {
 
     /// A request from the layers above; its reply comes now or in a later action.
     public mutating func perform(_ request: HostRequest, id: HostRequestID, now: ContinuousClock.Instant) -> [HostAction] {
-        let out = handleRequest(request, id: id, now: now)
-        return out + radioChanges()
+        var out = handleRequest(request, id: id, now: now)
+        appendRadioChanges(to: &out)
+        return out
     }
 
     private mutating func handleRequest(_ request: HostRequest, id: HostRequestID, now: ContinuousClock.Instant) -> [HostAction] {
@@ -215,8 +222,9 @@ public struct HostEngine: Sendable {
 
     /// Timers: command and ATT timeouts, connection attempts, retries, the health probe.
     public mutating func tick(now: ContinuousClock.Instant) -> [HostAction] {
-        let out = runTimers(now: now)
-        return out + radioChanges()
+        var out = runTimers(now: now)
+        appendRadioChanges(to: &out)
+        return out
     }
 
     private mutating func runTimers(now: ContinuousClock.Instant) -> [HostAction] {
@@ -232,12 +240,12 @@ public struct HostEngine: Sendable {
     // MARK: Plumbing
 
     /// A ``HostEvent/radio(_:)`` event when advertising or scanning changed.
-    private mutating func radioChanges() -> [HostAction] {
+    private mutating func appendRadioChanges(to out: inout [HostAction]) {
         let now = RadioState(
             advertising: manager.isAdvertising, scanning: manager.isScanning, scansWhileConnecting: manager.scansWhileInitiating)
-        guard now != reportedRadio else { return [] }
+        guard now != reportedRadio else { return }
         reportedRadio = now
-        return [.emit(.radio(now))]
+        out.append(.emit(.radio(now)))
     }
 
     private mutating func disconnect(_ handle: UInt16, now: ContinuousClock.Instant) -> [HostAction] {
