@@ -103,6 +103,7 @@ import VenueNode
         // the air keeps no phone's GATT server (memory flat over many days).
         #expect(run.run.driver.node.targetCount == 0 && run.run.pipeline.cachedKeys == 0)
         #expect(run.run.air.databases.isEmpty)
+        #expect(run.run.air.payloadWrites.values.allSatisfy { $0.allSatisfy { $0 >= days.days[2].end } })
         #expect(run.run.reads.isEmpty)
         #expect(d3.diaryBytes > 0)
     }
@@ -121,6 +122,17 @@ import VenueNode
         #expect(air.advertDataHeld.count == 77)
         #expect(air.advertData.compactMap { $0 }.count == 77)
         #expect(air.advertDataSweepAt == 1024)
+    }
+
+    /// Once a day is judged, the air forgets the payload writes before its end (judging a day
+    /// needs that day's only; a year of them grew with every writer that ever came).
+    @Test func theAirForgetsPayloadWritesOfDaysJudged() {
+        var air = Air(truth: AirTests.truth([AirTests.phone(0, .heraldAndroid, from: 0, to: 1)]))
+        air.payloadWrites = [3: [10, 20, 86_410], 4: [30], 5: [86_400, 90_000]]
+        air.forgetPayloadWrites(before: 86_400)
+        #expect(air.payloadWrites == [3: [86_410], 5: [86_400, 90_000]])
+        air.forgetPayloadWrites(before: 172_800)
+        #expect(air.payloadWrites.isEmpty)
     }
 
     /// The secure-delete check finds a payload anywhere in the file or its write-ahead log.

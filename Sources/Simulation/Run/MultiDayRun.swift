@@ -76,6 +76,8 @@ public struct MultiDayRun {
         precondition(nextDay < venue.days.days.count && run.now >= end(ofDay: nextDay), "the day has not ended")
         let report = try judge(day: nextDay)
         reports.append(report)
+        // Judging a day needs the writes of that day's stays only.
+        run.air.forgetPayloadWrites(before: venue.days.days[nextDay - 1].end)
         return report
     }
 
