@@ -192,6 +192,59 @@ import Testing
         }
     }
 
+    /// SQLite's secure_delete zeroes a deleted row and every freed page, but a page rebuilt when
+    /// its rows grow or go (a rebalance) keeps its old layout's bytes in its unallocated middle:
+    /// a copy of a row that once moved can outlive the row inside a page of newer visits (the
+    /// year simulation found an identifier so). Days of the node's shape of writes: visits of
+    /// both sizes (16-byte identifiers, 129-byte payloads) saved open, then closed with grown
+    /// counts in another order, retention daily; no purged identity may be left anywhere in the
+    /// file or its log after the purge that deleted it.
+    @Test func purgedVisitsLeaveNoCopyInPagesSQLiteRebuilt() throws {
+        let path = dir.path("diary.sqlite")
+        let store = try DiaryStore(path: path)
+        var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return random >> 11
+        }
+        var held: [[UInt8]: Double] = [:]  // payload → check-out
+        var left = 0
+        for day in 0..<120 {
+            let opening = Double(day) * Self.day + 9 * 3600
+            let visits = (0..<30).map { n -> Visit in
+                let size = next() % 10 < 6 ? 16 : 129
+                let payload = (0..<size).map { _ in UInt8(truncatingIfNeeded: next()) }
+                let checkIn = opening + Double(n * 600 + Int(next() % 600))
+                return Visit(
+                    kind: size == 16 ? .gaen : .herald, payload: payload, checkIn: checkIn, lastSeen: checkIn,
+                    checkOut: nil, samples: 1, rssiMax: -60, rssiSum: -60)
+            }
+            try store.save(visits)
+            var closing = visits
+            for i in stride(from: closing.count - 1, to: 0, by: -1) { closing.swapAt(i, Int(next() % UInt64(i + 1))) }
+            for start in stride(from: 0, to: closing.count, by: 6) {
+                let closed = closing[start..<min(start + 6, closing.count)].map { visit -> Visit in
+                    var visit = visit
+                    visit.checkOut = visit.checkIn + Double(60 + next() % 7200)
+                    visit.lastSeen = visit.checkOut ?? visit.checkIn
+                    visit.samples = Int(10 + next() % 3000)
+                    visit.rssiSum = -Int(1000 + next() % 200_000)
+                    held[visit.payload] = visit.checkOut
+                    return visit
+                }
+                try store.save(closed)
+            }
+            let now = Double(day + 1) * Self.day
+            try store.purge(now: now, recordingDays: 31)
+            let gone = held.filter { $0.value < now - 31 * Self.day }.map(\.key)
+            for payload in gone { held[payload] = nil }
+            let bytes = (fileBytes(path) ?? Data()) + (fileBytes(path + "-wal") ?? Data())
+            left += gone.filter { bytes.range(of: Data($0)) != nil }.count
+        }
+        #expect(left == 0)
+        #expect(try store.visits().count == held.count)
+    }
+
     @Test func savingAVisitAgainUpdatesItInsteadOfDuplicating() throws {
         let store = try DiaryStore(path: dir.path("diary.sqlite"))
         let complete = visit(1, checkIn: 1000, checkOut: 2000, samples: 50)
