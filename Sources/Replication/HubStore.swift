@@ -122,14 +122,15 @@ public struct HubSegment: Sendable, Equatable {
 /// ``HubStoreError`` and left as it was. The file is created 0600 (it holds phone identifiers);
 /// SQLite gives its `-wal` and `-shm` files the same mode. `synchronous = FULL`: an
 /// acknowledgement sent after ``commit(node:diary:prev:visits:now:)`` returned survives a power
-/// cut, so a node never drops a change the hub lost. `secure_delete = ON`: purged visits do
-/// not linger in free pages.
+/// cut, so a node never drops a change the hub lost. `secure_delete = ON` and a scrub after each purge
+/// that deletes (``DeletedRowScrub``): purged visits linger nowhere in the file or its log.
 ///
 /// One store per file and process; it is `Sendable` and may be read from any thread while one
 /// owner writes.
 public struct HubStore: Sendable {
     public let path: String
     let database: DatabasePool
+    private let scrub = DeletedRowScrub()
 
     /// Opens (creating when absent) and migrates the hub store at `path`.
     public init(path: String) throws {
@@ -399,9 +400,9 @@ public struct HubStore: Sendable {
 
     /// Deletes visits checked out more than `recordingDays` days before `now` (nil keeps
     /// everything; 0 deletes every checked-out visit) and offline gaps that ended before then.
-    /// Acknowledgements are kept, so a node does not resend what was purged. Afterwards the
-    /// write-ahead log is truncated so deleted visits do not linger there either. Returns the
-    /// visits deleted.
+    /// Acknowledgements are kept, so a node does not resend what was purged. Afterwards the file
+    /// is rebuilt and its write-ahead log truncated, so deleted visits linger nowhere
+    /// (``DeletedRowScrub``). Returns the visits deleted.
     @discardableResult
     public func purge(now: Double, recordingDays: Int?) throws -> Int {
         guard let recordingDays else { return 0 }
@@ -422,14 +423,10 @@ public struct HubStore: Sendable {
             try db.execute(sql: #"DELETE FROM node_gap WHERE "end" < ?"#, arguments: [cutoff])
             return visits
         }
-        if deleted > 0 {
-            do {
-                try database.writeWithoutTransaction { db in
-                    _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-                }
-            } catch {
-                throw HubStoreError.from(error, path: path)
-            }
+        do {
+            try scrub.afterPurge(deleted: deleted, in: database)
+        } catch {
+            throw HubStoreError.from(error, path: path)
         }
         return deleted
     }

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// A span of time that visits may overlap; nil bounds are open.
 public struct VisitWindow: Sendable, Equatable {
@@ -49,18 +48,13 @@ public struct DiaryStats: Sendable, Equatable {
 ///   copied into the database once per checkpoint, so rarer checkpoints write them less often.
 /// - `secure_delete = ON`: purged visits are overwritten, not left in free pages; and a purge that
 ///   deletes visits rebuilds the file (`VACUUM`), because SQLite leaves copies of moved rows in the
-///   unused middle of pages it rebuilt (see `scrubDeleted()`).
+///   unused middle of pages it rebuilt (see ``DeletedRowScrub``).
 /// - A busy timeout, because the CLI and the service may open the file at the same time.
 public struct DiaryStore: Sendable {
     public let path: String
     public let isReadOnly: Bool
     let database: DatabasePool
-    private let scrub = ScrubState()
-
-    /// Whether the last scrub of deleted rows could not reset the log (see `scrubDeleted()`).
-    private final class ScrubState: Sendable {
-        let owed = Atomic<Bool>(false)
-    }
+    private let scrub = DeletedRowScrub()
 
     /// The page size of new diary files (existing files keep theirs).
     static let pageSize = 512
@@ -266,7 +260,7 @@ public struct DiaryStore: Sendable {
     /// Deletes finished visits whose check-out is more than `recordingDays` before `now`
     /// (nil keeps everything; 0 deletes every visit, open ones too). Returns the rows deleted.
     /// Afterwards the file is rebuilt and its write-ahead log truncated, so deleted visits linger
-    /// nowhere (see `scrubDeleted()`).
+    /// nowhere (see ``DeletedRowScrub``).
     @discardableResult
     public func purge(now: Double, recordingDays: Int?) throws -> Int {
         guard let recordingDays else { return 0 }
@@ -296,29 +290,8 @@ public struct DiaryStore: Sendable {
             }
             return deleted
         }
-        if deleted > 0 || scrub.owed.load(ordering: .relaxed) {
-            try scrubDeleted()
-        }
+        try scrub.afterPurge(deleted: deleted, in: database)
         return deleted
-    }
-
-    /// Leaves nothing of deleted rows in the file or its log. `secure_delete` zeroes a deleted
-    /// row and every page freed, but a page that SQLite rebuilds (a rebalance, when rows grow at
-    /// check-out or go at retention) keeps its old layout's bytes in its unallocated middle, so a
-    /// copy of a row that once moved can outlive the row inside a live page: the year simulation
-    /// found a purged identifier so, in a page of two newer visits. `VACUUM` writes every page
-    /// again from the live rows alone (it costs about the file's size in writes, once an hour at
-    /// most: retention runs hourly and only deletes within the venue's past opening hours); then
-    /// the log, which holds the old pages, is truncated. A reader in the middle of a read keeps
-    /// the log from being reset (after the busy timeout): then it is owed and done again at the
-    /// next purge, whatever it deletes.
-    private func scrubDeleted() throws {
-        let blocked = try database.writeWithoutTransaction { db -> Bool in
-            try db.execute(sql: "VACUUM")
-            let result = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-            return (result?[0] as Int?) != 0
-        }
-        scrub.owed.store(blocked, ordering: .relaxed)
     }
 
     /// Closes, at their last sighting, the open visits unseen for longer than `abandonedAfter`
