@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "Appliance", dependencies: ["BLEHost", "BLETransport", "Herald", "VenueDiary", "VenueNode", "Replication", "CGPIOD", "CMosquitto", logging, toml, crypto],
             swiftSettings: gpiodSettings),
         .executableTarget(
-            name: "venue-beacon", dependencies: ["Appliance", "Exposure", "Replication", "VenueDiary", "VenueNode", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
+            name: "venue-beacon", dependencies: ["Appliance", "Exposure", "Herald", "Replication", "VenueDiary", "VenueNode", "BLEHost", "BLETransport", "Simulation", argumentParser, logging],
             linkerSettings: [
                 // Release builds (what ships): LLVM's linker, which packs the ~90,000 relative
                 // relocations of a position-independent executable into 17 KB (DT_RELR, glibc
@@ -112,8 +112,10 @@ let package = Package(
         .testTarget(name: "ExposureTests", dependencies: ["Exposure", "VenueDiary", crypto]),
         .testTarget(name: "VenueNodeTests", dependencies: ["VenueNode", "Herald", "Sightings", "VenueDiary", "BLEHost"]),
         .testTarget(name: "ReplicationTests", dependencies: ["Replication", "VenueDiary", "Sightings", grdb]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "VenueNode", crypto]),
-        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport"]),
+        .testTarget(
+            name: "ApplianceTests",
+            dependencies: ["Appliance", "BLEHost", "BLETransport", "Herald", "Sightings", "VenueDiary", "VenueNode", crypto, logging]),
+        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLEHost"]),
         // Tests that drive real programs: the venue-beacon binary, btvirt, Bumble, msmtp.
         .testTarget(
             name: "IntegrationTests", dependencies: ["BLEHost", "BLETransport", "VenueDiary", "Appliance", grdb, logging],
