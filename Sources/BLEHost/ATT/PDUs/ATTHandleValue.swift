@@ -1,5 +1,5 @@
 /// Handle Value Notification (0x1B): the server pushes a value; not confirmed.
-public struct ATTHandleValueNotification: ATTProtocolDataUnit {
+public struct ATTHandleValueNotification: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.handleValueNotification
     public var handle: UInt16
     public var value: [UInt8]
@@ -8,22 +8,11 @@ public struct ATTHandleValueNotification: ATTProtocolDataUnit {
         self.handle = handle
         self.value = value
     }
-
-    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
-        var r = ByteReader(parameters)
-        handle = try r.readLE16("attribute handle")
-        value = Array(r.readRest())
-    }
-
-    public func appendParameters(to bytes: inout [UInt8]) {
-        bytes.appendLE16(handle)
-        bytes.append(contentsOf: value)
-    }
 }
 
 /// Handle Value Indication (0x1D): the server pushes a value and waits for a Confirmation before
 /// sending the next indication.
-public struct ATTHandleValueIndication: ATTProtocolDataUnit {
+public struct ATTHandleValueIndication: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.handleValueIndication
     public var handle: UInt16
     public var value: [UInt8]
@@ -31,17 +20,6 @@ public struct ATTHandleValueIndication: ATTProtocolDataUnit {
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
-    }
-
-    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
-        var r = ByteReader(parameters)
-        handle = try r.readLE16("attribute handle")
-        value = Array(r.readRest())
-    }
-
-    public func appendParameters(to bytes: inout [UInt8]) {
-        bytes.appendLE16(handle)
-        bytes.append(contentsOf: value)
     }
 }
 

@@ -1,5 +1,5 @@
 /// Write Request (0x12): write `value` to `handle`, answered by Write Response or an error.
-public struct ATTWriteRequest: ATTProtocolDataUnit {
+public struct ATTWriteRequest: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.writeRequest
     public var handle: UInt16
     public var value: [UInt8]
@@ -7,17 +7,6 @@ public struct ATTWriteRequest: ATTProtocolDataUnit {
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
-    }
-
-    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
-        var r = ByteReader(parameters)
-        handle = try r.readLE16("attribute handle")
-        value = Array(r.readRest())
-    }
-
-    public func appendParameters(to bytes: inout [UInt8]) {
-        bytes.appendLE16(handle)
-        bytes.append(contentsOf: value)
     }
 }
 
@@ -35,7 +24,7 @@ public struct ATTWriteResponse: ATTProtocolDataUnit {
 }
 
 /// Write Command (0x52): write without response; never answered, not even with an error.
-public struct ATTWriteCommand: ATTProtocolDataUnit {
+public struct ATTWriteCommand: ATTHandleValuePDU {
     public static let opcode = ATTOpcode.writeCommand
     public var handle: UInt16
     public var value: [UInt8]
@@ -43,16 +32,5 @@ public struct ATTWriteCommand: ATTProtocolDataUnit {
     public init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
-    }
-
-    public init(parameters: ArraySlice<UInt8>) throws(DecodeError) {
-        var r = ByteReader(parameters)
-        handle = try r.readLE16("attribute handle")
-        value = Array(r.readRest())
-    }
-
-    public func appendParameters(to bytes: inout [UInt8]) {
-        bytes.appendLE16(handle)
-        bytes.append(contentsOf: value)
     }
 }
