@@ -39,31 +39,29 @@ public final class SignalWriteGate: Sendable {
     }
 
     private let limit: RateLimit?
-    private let now: @Sendable () -> ContinuousClock.Instant
     private let buckets = Mutex<[UInt16: Bucket]>([:])
 
-    /// Without a rate limit (the simulator, whose phones run on a simulated clock) by default.
-    public init(rateLimit: RateLimit? = nil, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    /// Without a rate limit by default.
+    public init(rateLimit: RateLimit? = nil) {
         self.limit = rateLimit
-        self.now = now
     }
 
-    /// The validator to give the host.
-    public func validate(_ write: inout GATTWrite) -> ATTErrorCode? {
+    /// The validator to give the host, which tells it the time of each write (its engine's:
+    /// the simulated venue's phones write on virtual time, and are rate-limited on it too).
+    public func validate(_ write: inout GATTWrite, now: ContinuousClock.Instant) -> ATTErrorCode? {
         guard write.characteristic.uuid == HeraldUUIDs.androidSignalCharacteristic else { return nil }
         do {
             write.decoded = try SignalWrite(decoding: write.value)
         } catch {
             return SignalWriteError.attError
         }
-        guard let limit, !take(limit, link: write.link) else { return nil }
+        guard let limit, !take(limit, link: write.link, now: now) else { return nil }
         return .insufficientResources
     }
 
     /// Takes a token from the link's bucket; false when it is empty.
-    private func take(_ limit: RateLimit, link: UInt16) -> Bool {
-        let now = now()
-        return buckets.withLock { buckets in
+    private func take(_ limit: RateLimit, link: UInt16, now: ContinuousClock.Instant) -> Bool {
+        buckets.withLock { buckets in
             var bucket = buckets[link] ?? Bucket(tokens: Double(limit.burst), at: now)
             let elapsed = Double((now - bucket.at).components.seconds) + Double((now - bucket.at).components.attoseconds) * 1e-18
             bucket.tokens = min(Double(limit.burst), bucket.tokens + max(0, elapsed) * limit.perSecond)

@@ -38,10 +38,10 @@ import Testing
                     body[0] = UInt8(handle & 0xFF)
                     body[1] = UInt8(handle >> 8) | pb << 4
                     if isCentral {
-                        pending += peripheral.receive(acl: body, database: database, validateWrite: Fixture.validateSignal, now: LinkDataPathTests.now).map { ($0, false) }
+                        pending += peripheral.receive(acl: body, database: database, validateWrite: { write, _ in Fixture.validateSignal(&write) }, now: LinkDataPathTests.now).map { ($0, false) }
                         pending += central.completed(1, handle: 1).map { ($0, true) }
                     } else {
-                        pending += central.receive(acl: body, database: database, validateWrite: Fixture.validateSignal, now: LinkDataPathTests.now).map { ($0, true) }
+                        pending += central.receive(acl: body, database: database, validateWrite: { write, _ in Fixture.validateSignal(&write) }, now: LinkDataPathTests.now).map { ($0, true) }
                         pending += peripheral.completed(1, handle: 2).map { ($0, false) }
                     }
                 case .disconnect, .updateConnection, .useful: break
@@ -87,7 +87,7 @@ import Testing
         let database = try Fixture.database()
         // SMP Pairing Request on CID 6 (handle 0x40, PB 10).
         let smp = Hex.decode("4020 0b00 0700 0600 01030000100707")!
-        let refused = path.receive(acl: smp, database: database, validateWrite: { _ in nil }, now: Self.now)
+        let refused = path.receive(acl: smp, database: database, validateWrite: { _, _ in nil }, now: Self.now)
         #expect(refused.count == 1)
         if case .send(let packet)? = refused.first {
             #expect(Hex.encode(packet.body) == "4000" + "0600" + "0200" + "0600" + "0505")
@@ -96,7 +96,7 @@ import Testing
         }
         // Connection Parameter Update Request (code 0x12, id 7): interval 24–40, latency 0, timeout 500.
         let update = Hex.decode("4020 1000 0c00 0500 12070800 1800 2800 0000 f401")!
-        let outputs = path.receive(acl: update, database: database, validateWrite: { _ in nil }, now: Self.now)
+        let outputs = path.receive(acl: update, database: database, validateWrite: { _, _ in nil }, now: Self.now)
         let sent = outputs.compactMap { if case .send(let p) = $0 { Hex.encode(p.body) } else { nil } }
         #expect(sent == ["4000" + "0a00" + "0600" + "0500" + "13070200" + "0000"])
         let updates = outputs.compactMap { if case .updateConnection(let link, let p) = $0 { (link, p) } else { nil } }
@@ -133,7 +133,7 @@ import Testing
             Hex.decode("0120 0400 0000 0400")!,  // empty ATT PDU
         ]
         for input in inputs {
-            _ = path.receive(acl: input, database: database, validateWrite: { _ in nil }, now: Self.now)
+            _ = path.receive(acl: input, database: database, validateWrite: { _, _ in nil }, now: Self.now)
         }
         #expect(path.counters.malformedACL == 2)
         #expect(path.counters.unknownHandle == 1)

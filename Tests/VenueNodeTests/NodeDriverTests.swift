@@ -175,7 +175,7 @@ import Testing
         let gate = SignalWriteGate()
         func write(_ value: [UInt8]) -> GATTWrite {
             var write = GATTWrite(link: 0x41, characteristic: signal, value: value, withResponse: true, peerAddress: Self.phone, peerAddressType: .random)
-            #expect(gate.validate(&write) == nil)
+            #expect(gate.validate(&write, now: .now) == nil)
             return write
         }
         let payloadWrite = try SignalWrite.payload(Self.payload).encoded()
@@ -203,7 +203,7 @@ import Testing
         // writes, those that came too fast (0x11) are counted apart, neither is a sighting.
         func refused(_ value: [UInt8]) throws -> HostEvent {
             var write = GATTWrite(link: 0x41, characteristic: signal, value: value, withResponse: true, peerAddress: Self.phone, peerAddressType: .random)
-            return .gattWriteRefused(write, try #require(gate.validate(&write)))
+            return .gattWriteRefused(write, try #require(gate.validate(&write, now: .now)))
         }
         for _ in 0..<3 { #expect(feed(.host(try refused([0x02, 0xC4]))).events.isEmpty) }
         #expect(feed(.host(.gattWriteRefused(write([0x02, 0xC4, 0xFF]), .insufficientResources))).events.isEmpty)

@@ -1,6 +1,5 @@
 import BLEHost
 import Herald
-import Synchronization
 import Testing
 
 @testable import VenueNode
@@ -10,7 +9,7 @@ import Testing
     @Test func malformedSignalWritesGetInvalidAttributeValueLength() throws {
         let identity = try VenueBeaconIdentity(beacon: VenueBeaconIdentityTests.erins, legacyService: false)
         let gate = SignalWriteGate()
-        var link = MemoryLink(database: try identity.database(), validate: gate.validate)
+        var link = MemoryLink(database: try identity.database(), validate: { gate.validate(&$0, now: .now) })
         let signal = HeraldUUIDs.androidSignalCharacteristic
         let service = HeraldUUIDs.service
         func write(_ value: [UInt8]) -> Result<GATTClientResult, GATTClientError>? {
@@ -51,20 +50,20 @@ import Testing
         let identity = try VenueBeaconIdentity(beacon: VenueBeaconIdentityTests.erins, legacyService: false)
         let database = try identity.database()
         let signal = try #require(database.characteristic(service: HeraldUUIDs.service, uuid: HeraldUUIDs.androidSignalCharacteristic))
-        let clock = Mutex(ContinuousClock.now)
-        let gate = SignalWriteGate(rateLimit: .init(perSecond: 2, burst: 3)) { clock.withLock { $0 } }
+        var clock = ContinuousClock.now
+        let gate = SignalWriteGate(rateLimit: .init(perSecond: 2, burst: 3))
         func write(_ link: UInt16, _ value: [UInt8] = [0x02, 0xC4, 0xFF]) -> ATTErrorCode? {
             var write = GATTWrite(link: link, characteristic: signal, value: value, withResponse: true)
-            return gate.validate(&write)
+            return gate.validate(&write, now: clock)
         }
         #expect((0..<3).map { _ in write(1) } == [nil, nil, nil])
         #expect(write(1) == .insufficientResources)
         #expect(write(2) == nil)  // another link has its own bucket
-        clock.withLock { $0 += .milliseconds(500) }  // one token back
+        clock += .milliseconds(500)  // one token back
         #expect(write(1) == nil)
         #expect(write(1) == .insufficientResources)
         #expect(write(1, [0x02]) == SignalWriteError.attError)  // malformed first, whatever the rate
-        clock.withLock { $0 += .seconds(60) }
+        clock += .seconds(60)
         #expect((0..<4).map { _ in write(1) } == [nil, nil, nil, .insufficientResources])
         // The node's limit: 8 at once, then 4 a second.
         #expect(SignalWriteGate.RateLimit.node == .init(perSecond: 4, burst: 8))

@@ -63,7 +63,7 @@ import Testing
         } == Array("Erin's Stakehouse".utf8))
 
         // A client at the default MTU (23) needs Read Blob for 28 bytes.
-        var link = MemoryLink(database: database, validate: SignalWriteGate().validate)
+        var link = MemoryLink(database: database, validate: { SignalWriteGate().validate(&$0, now: .now) })
         #expect(link.run(.readCharacteristic(HeraldUUIDs.payloadCharacteristic, inService: HeraldUUIDs.service)) == .success(.value(identity.payload)))
         #expect(link.clientRequests(.readBlobRequest) == 1)
 
@@ -72,13 +72,13 @@ import Testing
             country: 1, state: 1, code: 1, name: String(repeating: "n", count: 255), location: String(repeating: "l", count: 242))
         let bigIdentity = try VenueBeaconIdentity(beacon: big, legacyService: false)
         #expect(bigIdentity.payload.count == 510)
-        var bigLink = MemoryLink(database: try bigIdentity.database(), validate: SignalWriteGate().validate)
+        var bigLink = MemoryLink(database: try bigIdentity.database(), validate: { SignalWriteGate().validate(&$0, now: .now) })
         #expect(bigLink.run(.readCharacteristic(HeraldUUIDs.payloadCharacteristic, inService: HeraldUUIDs.service)) == .success(.value(bigIdentity.payload)))
     }
 
     @Test func legacyServiceIsServedToo() throws {
         let identity = try VenueBeaconIdentity(beacon: Self.erins, legacyService: true)
-        var link = MemoryLink(database: try identity.database(), validate: SignalWriteGate().validate)
+        var link = MemoryLink(database: try identity.database(), validate: { SignalWriteGate().validate(&$0, now: .now) })
         #expect(link.run(.readCharacteristic(HeraldUUIDs.payloadCharacteristic, inService: HeraldUUIDs.legacyService)) == .success(.value(identity.payload)))
     }
 }

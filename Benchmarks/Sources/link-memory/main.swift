@@ -62,7 +62,7 @@ for k in 0..<count {
     path.opened(HostLink(handle: handle, peerAddress: BluetoothAddress(rawValue: 0x4000_0000_0000 | UInt64(k)), peerAddressType: .random, role: .peripheral))
     var sent = 0
     for pdu in [[0x02, 0x05, 0x02], [0x12, UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x01, 0x00]] as [[UInt8]] {
-        for output in path.receive(acl: acl(handle, att: pdu), database: database, validateWrite: { _ in nil }, now: now) {
+        for output in path.receive(acl: acl(handle, att: pdu), database: database, validateWrite: { _, _ in nil }, now: now) {
             if case .send = output { sent += 1 }
             if case .event(.subscriptionChanged) = output { subscribed += 1 }
         }
@@ -74,7 +74,7 @@ let heap1 = heapInUse(), rss1 = residentBytes()
 var building = 0
 for k in 0..<count {
     // First fragment of a 200-byte ATT Write Request: 23 bytes of it.
-    _ = path.receive(acl: acl(UInt16(k), att: [0x12, 0x0C, 0x00] + [UInt8](repeating: 0xAB, count: 20), announcing: 200), database: database, validateWrite: { _ in nil }, now: now)
+    _ = path.receive(acl: acl(UInt16(k), att: [0x12, 0x0C, 0x00] + [UInt8](repeating: 0xAB, count: 20), announcing: 200), database: database, validateWrite: { _, _ in nil }, now: now)
     let c = path.reassemblyCounters
     if c.continuationsWithoutStart + c.interruptedFrames + c.framesTooLong + c.overruns + c.invalidBoundaries == 0 { building += 1 }
 }

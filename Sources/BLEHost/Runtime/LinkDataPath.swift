@@ -103,7 +103,8 @@ public struct LinkDataPath: Sendable {
 
     /// An ACL packet from the controller (the H4 body, after the type byte).
     public mutating func receive(
-        acl body: [UInt8], database: GATTDatabase, validateWrite: GATTWriteValidator, now: ContinuousClock.Instant
+        acl body: [UInt8], database: GATTDatabase, validateWrite: (inout GATTWrite, _ now: ContinuousClock.Instant) -> ATTErrorCode?,
+        now: ContinuousClock.Instant
     ) -> [Output] {
         let packet: ACLPacket
         do {
@@ -121,12 +122,13 @@ public struct LinkDataPath: Sendable {
     }
 
     private mutating func route(
-        _ frame: L2CAPFrame, database: GATTDatabase, validateWrite: GATTWriteValidator, now: ContinuousClock.Instant
+        _ frame: L2CAPFrame, database: GATTDatabase, validateWrite: (inout GATTWrite, _ now: ContinuousClock.Instant) -> ATTErrorCode?,
+        now: ContinuousClock.Instant
     ) -> [Output] {
         guard var link = links[frame.handle] else { return [] }
         switch frame.channel {
         case .att:
-            let actions = link.gatt.receive(frame.payload, database: database, now: now, validateWrite: validateWrite)
+            let actions = link.gatt.receive(frame.payload, database: database, now: now, validateWrite: { validateWrite(&$0, now) })
             links[frame.handle] = link
             return carryOut(actions, link: frame.handle)
         case .leSignalling:

@@ -123,9 +123,10 @@ public struct VenueRun {
             venueName: setup.beacon.name ?? "")
         // Outside opening hours at start the radio starts switched off, as in `run`.
         let switchedOn = RadioState(advertising: loop.isOpen, scanning: loop.isOpen)
+        // Signal writes rate-limited as in `run`, on the air's virtual time (the engine's).
         return NodeCore(
             engine: HostEngine(
-                configuration: try setup.hostConfiguration(identity: identity, gate: SignalWriteGate(), switchedOn: switchedOn)),
+                configuration: try setup.hostConfiguration(identity: identity, gate: SignalWriteGate(rateLimit: .node), switchedOn: switchedOn)),
             loop: loop,
             firstTick: air.instant(now.rounded(.up)), steady: { _ in steadyNow.value },
             // The status line's present phones are not shown here; the wall is virtual (and wrong
