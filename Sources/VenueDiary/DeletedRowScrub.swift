@@ -11,19 +11,19 @@ import Synchronization
 /// a page of two newer visits. `VACUUM` writes every page again from the live rows alone (it
 /// costs about twice the file in writes: into the log, then into the file); then the log, which
 /// holds the old pages, is truncated. A reader in the middle of a read keeps the log from being
-/// reset (after the busy timeout): the scrub is then owed, and done at the next purge whatever
-/// that deletes.
+/// reset (after the busy timeout): the truncation is then owed, and tried again at the next
+/// purge whatever that deletes.
 public final class DeletedRowScrub: Sendable {
     private let owed = Atomic<Bool>(false)
 
     public init() {}
 
-    /// After a purge that deleted `deleted` rows from `database`: scrubs when it deleted any, or
-    /// when the last scrub could not reset the log.
+    /// After a purge that deleted `deleted` rows from `database`: rebuilds the file when it
+    /// deleted any, and truncates the log then or when the last truncation was blocked.
     public func afterPurge(deleted: Int, in database: DatabasePool) throws {
         guard deleted > 0 || owed.load(ordering: .relaxed) else { return }
         let blocked = try database.writeWithoutTransaction { db -> Bool in
-            try db.execute(sql: "VACUUM")
+            if deleted > 0 { try db.execute(sql: "VACUUM") }
             let result = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             return (result?[0] as Int?) != 0
         }

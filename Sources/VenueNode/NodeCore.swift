@@ -21,13 +21,6 @@ public struct NodeCore: HostSession, Sendable {
     /// Sensor events and notices since the owner last took them (requests are carried inside).
     public private(set) var output = NodeLoop.Output()
     private var nextTick: ContinuousClock.Instant
-    /// The engine's next deadline as of the last call that could move it earlier: every call
-    /// that changes the engine ends in ``turn(_:now:recomputeDeadline:)`` or ``tick(now:)``,
-    /// which update it (see ``receive(_:now:)`` for the turns that need not). Working it out
-    /// walks the link manager's, the data path's and the command queue's timers: 18 % of the
-    /// node's instructions at 200 reports/s when it was worked out at every ask
-    /// (BENCHMARKS.md, "Where the instructions go").
-    private var engineDeadline: ContinuousClock.Instant?
     /// The loop asked the engine for something in this turn (which may set a timer).
     private var askedEngine = false
     private let steady: @Sendable (ContinuousClock.Instant) -> Double
@@ -59,8 +52,13 @@ public struct NodeCore: HostSession, Sendable {
         updateDeadline()
     }
 
-    /// The sooner of the loop's next tick and the engine's deadline, kept as they change (the
-    /// host's loop asks twice a report; an `Instant` comparison costs a few hundred instructions).
+    /// The sooner of the loop's next tick and the engine's deadline, as of the last call that could
+    /// move it earlier: every call that changes the engine ends in
+    /// ``turn(_:now:recomputeDeadline:)`` or ``tick(now:)``, which work it out again (see
+    /// ``receive(_:now:)`` for the turns that need not). Working out the engine's walks the link
+    /// manager's, the data path's and the command queue's timers: 18 % of the node's instructions
+    /// at 200 reports/s when it was worked out at every ask of the host's loop, twice a report
+    /// (BENCHMARKS.md, "Where the instructions go").
     public private(set) var nextDeadline: ContinuousClock.Instant?
 
     /// Empties the output once its owner has carried it out (read ``output``, then call this
@@ -163,8 +161,7 @@ public struct NodeCore: HostSession, Sendable {
     }
 
     private mutating func updateDeadline() {
-        engineDeadline = engine.nextDeadline
-        nextDeadline = min(nextTick, engineDeadline ?? nextTick)
+        nextDeadline = min(nextTick, engine.nextDeadline ?? nextTick)
     }
 
     private mutating func hand() {

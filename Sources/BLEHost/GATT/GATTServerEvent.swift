@@ -69,3 +69,7 @@ public enum GATTServerEvent: Hashable, Sendable {
 ///
 /// The hook may set ``GATTWrite/decoded`` to what it decoded; the event carries it.
 public typealias GATTWriteValidator = (inout GATTWrite) -> ATTErrorCode?
+
+/// The host engine's write hook (``HostConfiguration/validateWrite``): a ``GATTWriteValidator``
+/// told the engine's time of the write as well, so a rate limit needs no clock of its own.
+public typealias TimedGATTWriteValidator = @Sendable (inout GATTWrite, _ now: ContinuousClock.Instant) -> ATTErrorCode?

@@ -21,20 +21,10 @@ public struct H4Framer: Sendable {
     /// Bytes received but not yet returned as a packet.
     public var bufferedByteCount: Int { buffer.count - start }
 
-    public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        dropConsumed()
-        buffer.append(contentsOf: bytes)
-    }
-
-    /// What a transport's read buffer gives (the hot path: one call per read, so not left to a
-    /// generic call across modules, which copies byte by byte).
+    /// What arrived: a transport's read buffer, once a read (not a generic collection: a generic
+    /// call across modules copies byte by byte, on the hot path).
     public mutating func append(_ bytes: ArraySlice<UInt8>) {
-        dropConsumed()
-        buffer.append(contentsOf: bytes)
-    }
-
-    /// Drops consumed bytes before growing, so the buffer stays about one packet long.
-    private mutating func dropConsumed() {
+        // Drop consumed bytes before growing, so the buffer stays about one packet long.
         if start > 0 && start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0
@@ -42,6 +32,11 @@ public struct H4Framer: Sendable {
             buffer.removeFirst(start)
             start = 0
         }
+        buffer.append(contentsOf: bytes)
+    }
+
+    public mutating func append(_ bytes: [UInt8]) {
+        append(bytes[...])
     }
 
     /// The next complete packet, nil when more bytes are needed.

@@ -8,9 +8,8 @@ public struct HostConfiguration: Sendable {
     public var scanning: LESetScanParameters?
     /// Timeouts, the connection cap, the health probe: see ``LinkManager/Configuration``.
     public var linkManager: LinkManager.Configuration
-    /// Checks every write to our characteristics before it is accepted (see ``GATTWriteValidator``),
-    /// told the engine's time of the write (a rate limit needs no clock of its own).
-    public var validateWrite: @Sendable (inout GATTWrite, _ now: ContinuousClock.Instant) -> ATTErrorCode?
+    /// Checks every write to our characteristics before it is accepted (see ``TimedGATTWriteValidator``).
+    public var validateWrite: TimedGATTWriteValidator
     /// Whether the configured advertising and scanning start switched on (a venue closed at
     /// start never advertises); ``HostRequest/setRadio(advertising:scanning:)`` changes it.
     public var switchedOn: RadioState
@@ -27,7 +26,7 @@ public struct HostConfiguration: Sendable {
     public init(
         database: GATTDatabase, advertising: AdvertisingConfiguration? = nil, scanning: LESetScanParameters? = nil,
         linkManager: LinkManager.Configuration = .init(),
-        validateWrite: @escaping @Sendable (inout GATTWrite, _ now: ContinuousClock.Instant) -> ATTErrorCode? = { _, _ in nil },
+        validateWrite: @escaping TimedGATTWriteValidator = { _, _ in nil },
         switchedOn: RadioState = RadioState(advertising: true, scanning: true),
         requestTimeout: Duration = ATTBearer.transactionTimeout,
         inboundLinks: InboundLinkGuard.Configuration = .init()

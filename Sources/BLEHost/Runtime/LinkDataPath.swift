@@ -103,8 +103,7 @@ public struct LinkDataPath: Sendable {
 
     /// An ACL packet from the controller (the H4 body, after the type byte).
     public mutating func receive(
-        acl body: [UInt8], database: GATTDatabase, validateWrite: (inout GATTWrite, _ now: ContinuousClock.Instant) -> ATTErrorCode?,
-        now: ContinuousClock.Instant
+        acl body: [UInt8], database: GATTDatabase, validateWrite: TimedGATTWriteValidator, now: ContinuousClock.Instant
     ) -> [Output] {
         let packet: ACLPacket
         do {
@@ -122,8 +121,7 @@ public struct LinkDataPath: Sendable {
     }
 
     private mutating func route(
-        _ frame: L2CAPFrame, database: GATTDatabase, validateWrite: (inout GATTWrite, _ now: ContinuousClock.Instant) -> ATTErrorCode?,
-        now: ContinuousClock.Instant
+        _ frame: L2CAPFrame, database: GATTDatabase, validateWrite: TimedGATTWriteValidator, now: ContinuousClock.Instant
     ) -> [Output] {
         guard var link = links[frame.handle] else { return [] }
         switch frame.channel {

@@ -52,15 +52,6 @@ public struct Air: Sendable {
     /// write (device index → virtual seconds, in order): when the node was told who it is. Its
     /// other writes carry an RSSI from an address that rotates (see ``WriterVisibility``).
     public internal(set) var payloadWrites: [Int: [Double]] = [:]
-
-    /// Forgets the payload writes before `time` (a multi-day run, once a day is judged: a
-    /// year of them would grow with every writer that ever came).
-    public mutating func forgetPayloadWrites(before time: Double) {
-        for (device, writes) in payloadWrites {
-            let kept = writes.filter { $0 >= time }
-            payloadWrites[device] = kept.isEmpty ? nil : kept
-        }
-    }
     /// Each device's advertising data for its latest rotation epoch (built once per epoch).
     var advertData: [(epoch: Int64, data: [UInt8])?]
     /// The devices with an entry in ``advertData``, and how many of them trigger the next sweep of
@@ -138,6 +129,15 @@ public struct Air: Sendable {
     public var nextEventTime: Double? {
         let t = min(adverts.nextEventTime ?? .infinity, queue.nextTime ?? .infinity)
         return t.isFinite ? t : nil
+    }
+
+    /// Forgets the payload writes before `time` (a multi-day run, once a day is judged: a
+    /// year of them would grow with every writer that ever came).
+    public mutating func forgetPayloadWrites(before time: Double) {
+        for (device, writes) in payloadWrites {
+            let kept = writes.filter { $0 >= time }
+            payloadWrites[device] = kept.isEmpty ? nil : kept
+        }
     }
 
     mutating func schedule(_ happening: Happening, at time: Double) {

@@ -74,10 +74,11 @@ public struct MultiDayRun {
     /// Judges the next day, once the run has reached its end (``end(ofDay:)``).
     public mutating func endDay() throws -> DayReport {
         precondition(nextDay < venue.days.days.count && run.now >= end(ofDay: nextDay), "the day has not ended")
-        let report = try judge(day: nextDay)
+        let day = nextDay
+        let report = try judge(day: day)
         reports.append(report)
         // Judging a day needs the writes of that day's stays only.
-        run.air.forgetPayloadWrites(before: venue.days.days[nextDay - 1].end)
+        run.air.forgetPayloadWrites(before: venue.days.days[day].end)
         return report
     }
 
